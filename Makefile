@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# virtio-stellar top-level build.
+#
+#   make            build the kernel module, the rdma-core provider, the tools
+#   make install    install them (DESTDIR honoured)
+#   make check      install missing packages, build, run unit + VM tests
+#   make demo       install missing packages, build, show a device in a VM
+#   make sparse     build the module under sparse (C=1)
+#   make checkpatch run the kernel's checkpatch.pl on kernel/
+#
+# KDIR selects the kernel build tree (default: the running kernel's, else
+# the newest installed).  T=name runs a single VM integration test.
+
+DESTDIR ?=
+# checkpatch.pl ships with linux-source-6.1 (not with the headers).
+CHECKPATCH ?= $(firstword $(wildcard \
+	/usr/src/linux-source-6.1/scripts/checkpatch.pl))
+
+all: module provider tools
+
+deps:
+	./scripts/install-deps.sh
+
+module:
+	$(MAKE) -C kernel
+
+provider:
+	$(MAKE) -C providers/stellar
+
+tools:
+	$(MAKE) -C tools
+
+install: all
+	$(MAKE) -C kernel install DESTDIR=$(DESTDIR)
+	$(MAKE) -C providers/stellar install DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools install DESTDIR=$(DESTDIR)
+
+unit:
+	$(MAKE) -C tests/unit check
+	$(MAKE) -C tools check
+
+vmtest: all
+	./tests/vm/run-tests.sh $(T)
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	./tests/vm/run-tests.sh $(T)
+
+demo: deps
+	$(MAKE) all
+	./tests/vm/run-vm.sh scripts/demo.sh
+
+sparse:
+	$(MAKE) -C kernel sparse
+
+checkpatch:
+	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found; set CHECKPATCH=" >&2; exit 1; }
+	$(CHECKPATCH) --no-tree --quiet -f \
+		$(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h include/uapi/*.h
+
+clean:
+	-$(MAKE) -C kernel clean
+	$(MAKE) -C providers/stellar clean
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/unit clean
+
+.PHONY: all deps module provider tools install unit vmtest check demo \
+	sparse checkpatch clean

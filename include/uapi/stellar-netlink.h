@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * virtio-stellar generic netlink interface (family "stellar").
+ *
+ * Used by stellar-tool and stellar-monitor to read device state and
+ * statistics and to change per-device settings.  Attributes are only ever
+ * added at the end of the enums; numbers never change meaning.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#ifndef STELLAR_NETLINK_USER_H
+#define STELLAR_NETLINK_USER_H
+
+#define STELLAR_GENL_NAME	"stellar"
+#define STELLAR_GENL_VERSION	1
+
+enum stellar_genl_cmd {
+	STELLAR_CMD_UNSPEC,
+	STELLAR_CMD_GET_DEV,	/* doit (by STELLAR_ATTR_DEV_NAME) or dump */
+	STELLAR_CMD_SET_DEV,	/* change per-device settings (CAP_NET_ADMIN) */
+	STELLAR_CMD_GET_PARAMS,	/* module-wide defaults */
+	__STELLAR_CMD_MAX,
+};
+#define STELLAR_CMD_MAX (__STELLAR_CMD_MAX - 1)
+
+enum stellar_genl_attr {
+	STELLAR_ATTR_UNSPEC,
+	STELLAR_ATTR_DEV_NAME,		/* string: ib_device name */
+	STELLAR_ATTR_DEV_INDEX,		/* u32: ib_device index */
+	STELLAR_ATTR_NETDEV_NAME,	/* string: underlying netdev */
+	STELLAR_ATTR_NETDEV_IFINDEX,	/* u32 */
+	STELLAR_ATTR_PORT_STATE,	/* u8: enum ib_port_state value */
+	STELLAR_ATTR_MTU,		/* u32: active IB MTU in bytes */
+	STELLAR_ATTR_STATS,		/* nest of STELLAR_STAT_* (u64 each) */
+	STELLAR_ATTR_RX_BUF_SIZE,	/* u32: per-QP reorder memory, bytes */
+	STELLAR_ATTR_SPRAY_PATHS,	/* u32: paths per QP */
+	STELLAR_ATTR_EMTT_CACHE_SIZE,	/* u32: eMTT entries, thousands */
+	STELLAR_ATTR_DB_POLL_INTERVAL,	/* u32: doorbell poll period, us */
+	STELLAR_ATTR_PAD,
+	__STELLAR_ATTR_MAX,
+};
+#define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
+
+/* Counters nested in STELLAR_ATTR_STATS; each is a u64. */
+enum stellar_genl_stat {
+	STELLAR_STAT_UNSPEC,
+	STELLAR_STAT_RX_PACKETS,
+	STELLAR_STAT_RX_BYTES,
+	STELLAR_STAT_TX_PACKETS,
+	STELLAR_STAT_TX_BYTES,
+	STELLAR_STAT_RX_DROP_TRUNCATED,	/* shorter than its headers */
+	STELLAR_STAT_RX_DROP_BAD_VERSION, /* BTH transport version != 0 */
+	STELLAR_STAT_RX_DROP_BAD_OPCODE,
+	STELLAR_STAT_RX_DROP_BAD_ICRC,
+	STELLAR_STAT_RX_DROP_NO_QP,	/* destination QPN unknown */
+	STELLAR_STAT_RX_DROP_NO_DEV,	/* arrived on a netdev without device */
+	STELLAR_STAT_PAD,
+	STELLAR_STAT_RX_DROP_BAD_LENGTH, /* lengths or IP header malformed */
+	__STELLAR_STAT_MAX,
+};
+#define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
+
+/*
+ * Initialiser of a table of the counters' names, indexed by enum
+ * stellar_genl_stat: the names /proc/stellar/<dev>/stats and stellar-tool
+ * print.  Numbers without a name (UNSPEC, PAD) are not counters.
+ */
+#define STELLAR_STAT_NAMES_INIT {					\
+	[STELLAR_STAT_RX_PACKETS] = "rx_packets",			\
+	[STELLAR_STAT_RX_BYTES] = "rx_bytes",				\
+	[STELLAR_STAT_TX_PACKETS] = "tx_packets",			\
+	[STELLAR_STAT_TX_BYTES] = "tx_bytes",				\
+	[STELLAR_STAT_RX_DROP_TRUNCATED] = "rx_drop_truncated",	\
+	[STELLAR_STAT_RX_DROP_BAD_VERSION] = "rx_drop_bad_version",	\
+	[STELLAR_STAT_RX_DROP_BAD_OPCODE] = "rx_drop_bad_opcode",	\
+	[STELLAR_STAT_RX_DROP_BAD_ICRC] = "rx_drop_bad_icrc",		\
+	[STELLAR_STAT_RX_DROP_NO_QP] = "rx_drop_no_qp",		\
+	[STELLAR_STAT_RX_DROP_NO_DEV] = "rx_drop_no_dev",		\
+	[STELLAR_STAT_RX_DROP_BAD_LENGTH] = "rx_drop_bad_length",	\
+}
+
+#endif /* STELLAR_NETLINK_USER_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: module entry, parameters and the "stellar" rdma link type.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <rdma/rdma_netlink.h>
+
+#include "stellar.h"
+
+/**
+ * struct stellar_param - one bounded u32 tunable
+ * @name: the parameter's name, for messages
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ * @value: current value; the default for devices created from now on
+ */
+struct stellar_param {
+	const char *name;
+	u32 min;
+	u32 max;
+	u32 value;
+};
+
+static struct stellar_param param_rx_buf_size = {
+	.name = "rx_buf_size",
+	.min = STELLAR_RX_BUF_SIZE_MIN,
+	.max = STELLAR_RX_BUF_SIZE_MAX,
+	.value = 1 << 20,
+};
+
+static struct stellar_param param_spray_paths = {
+	.name = "spray_paths",
+	.min = STELLAR_SPRAY_PATHS_MIN,
+	.max = STELLAR_SPRAY_PATHS_MAX,
+	.value = 1,
+};
+
+static struct stellar_param param_emtt_cache_size = {
+	.name = "emtt_cache_size",
+	.min = STELLAR_EMTT_CACHE_SIZE_MIN,
+	.max = STELLAR_EMTT_CACHE_SIZE_MAX,
+	.value = 64,
+};
+
+static struct stellar_param param_db_poll_interval = {
+	.name = "db_poll_interval",
+	.min = STELLAR_DB_POLL_INTERVAL_MIN,
+	.max = STELLAR_DB_POLL_INTERVAL_MAX,
+	.value = 0,
+};
+
+static bool stellar_param_ok(const struct stellar_param *param, u32 val)
+{
+	return val >= param->min && val <= param->max;
+}
+
+static int stellar_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct stellar_param *param = kp->arg;
+	u32 parsed;
+	int ret;
+
+	ret = kstrtou32(val, 0, &parsed);
+	if (ret) {
+		pr_err("%s: '%s' is not an unsigned number\n", param->name,
+		       val);
+		return ret;
+	}
+	if (!stellar_param_ok(param, parsed)) {
+		pr_err("%s=%u is out of range [%u, %u]\n", param->name,
+		       parsed, param->min, param->max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(param->value, parsed);
+	return 0;
+}
+
+static int stellar_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct stellar_param *param = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(param->value));
+}
+
+static const struct kernel_param_ops stellar_param_ops = {
+	.set = stellar_param_set,
+	.get = stellar_param_get,
+};
+
+module_param_cb(rx_buf_size, &stellar_param_ops, &param_rx_buf_size, 0644);
+MODULE_PARM_DESC(rx_buf_size,
+		 "Bytes of out-of-order receive state per QP (4096..67108864, default 1048576)");
+module_param_cb(spray_paths, &stellar_param_ops, &param_spray_paths, 0644);
+MODULE_PARM_DESC(spray_paths,
+		 "UDP source-port paths per QP (1..256, default 1 = single path)");
+module_param_cb(emtt_cache_size, &stellar_param_ops, &param_emtt_cache_size,
+		0644);
+MODULE_PARM_DESC(emtt_cache_size,
+		 "eMTT translation cache entries in thousands (0..1024, 0 = off, default 64)");
+module_param_cb(db_poll_interval, &stellar_param_ops,
+		&param_db_poll_interval, 0644);
+MODULE_PARM_DESC(db_poll_interval,
+		 "Doorbell poller period in microseconds (0..1000000, 0 = syscall doorbell, default 0)");
+
+/**
+ * stellar_default_settings() - settings for a device created now
+ * @settings: filled from the current module parameters
+ */
+void stellar_default_settings(struct stellar_settings *settings)
+{
+	settings->rx_buf_size = READ_ONCE(param_rx_buf_size.value);
+	settings->spray_paths = READ_ONCE(param_spray_paths.value);
+	settings->emtt_cache_size = READ_ONCE(param_emtt_cache_size.value);
+	settings->db_poll_interval = READ_ONCE(param_db_poll_interval.value);
+}
+
+static struct rdma_link_ops stellar_link_ops = {
+	.type = "stellar",
+	.newlink = stellar_newlink,
+};
+
+static int __init stellar_init(void)
+{
+	int ret;
+
+	ret = stellar_proc_init();
+	if (ret)
+		return ret;
+	ret = stellar_net_init();
+	if (ret)
+		goto err_proc;
+	ret = stellar_device_init();
+	if (ret)
+		goto err_net;
+	ret = stellar_genl_init();
+	if (ret)
+		goto err_device;
+	rdma_link_register(&stellar_link_ops);
+	pr_info("loaded; create devices with 'rdma link add stellarN type stellar netdev IFNAME'\n");
+	return 0;
+
+err_device:
+	stellar_device_exit();
+err_net:
+	stellar_net_exit();
+err_proc:
+	stellar_proc_exit();
+	return ret;
+}
+
+static void __exit stellar_exit(void)
+{
+	rdma_link_unregister(&stellar_link_ops);
+	stellar_genl_exit();
+	stellar_remove_all();
+	stellar_device_exit();
+	stellar_net_exit();
+	stellar_proc_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(stellar_init);
+module_exit(stellar_exit);
+
+MODULE_AUTHOR("The virtio-stellar authors");
+MODULE_DESCRIPTION("virtio-stellar software RoCEv2 RDMA device");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("stellar");

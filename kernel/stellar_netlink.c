@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: the "stellar" generic netlink family (stellar-tool).
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <net/genetlink.h>
+
+#include "stellar.h"
+
+static struct netlink_range_validation stellar_rx_buf_size_range = {
+	.min = STELLAR_RX_BUF_SIZE_MIN, .max = STELLAR_RX_BUF_SIZE_MAX,
+};
+
+static struct netlink_range_validation stellar_spray_paths_range = {
+	.min = STELLAR_SPRAY_PATHS_MIN, .max = STELLAR_SPRAY_PATHS_MAX,
+};
+
+static struct netlink_range_validation stellar_emtt_range = {
+	.min = STELLAR_EMTT_CACHE_SIZE_MIN, .max = STELLAR_EMTT_CACHE_SIZE_MAX,
+};
+
+static struct netlink_range_validation stellar_db_poll_range = {
+	.min = STELLAR_DB_POLL_INTERVAL_MIN,
+	.max = STELLAR_DB_POLL_INTERVAL_MAX,
+};
+
+/* Out-of-range settings are refused by the policy, with an extack. */
+static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
+	[STELLAR_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
+				    .len = IB_DEVICE_NAME_MAX - 1 },
+	[STELLAR_ATTR_RX_BUF_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_rx_buf_size_range),
+	[STELLAR_ATTR_SPRAY_PATHS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_spray_paths_range),
+	[STELLAR_ATTR_EMTT_CACHE_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_emtt_range),
+	[STELLAR_ATTR_DB_POLL_INTERVAL] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_db_poll_range),
+};
+
+static struct genl_family stellar_genl_family;
+
+static int stellar_put_settings(struct sk_buff *skb,
+				const struct stellar_settings *set)
+{
+	if (nla_put_u32(skb, STELLAR_ATTR_RX_BUF_SIZE,
+			READ_ONCE(set->rx_buf_size)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_SPRAY_PATHS,
+			READ_ONCE(set->spray_paths)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_EMTT_CACHE_SIZE,
+			READ_ONCE(set->emtt_cache_size)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_DB_POLL_INTERVAL,
+			READ_ONCE(set->db_poll_interval)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int stellar_put_stats(struct sk_buff *skb, struct stellar_dev *sdev)
+{
+	struct nlattr *nest = nla_nest_start(skb, STELLAR_ATTR_STATS);
+	int stat;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (stat = STELLAR_STAT_UNSPEC + 1; stat < __STELLAR_STAT_MAX; stat++) {
+		if (!stellar_stat_name(stat))
+			continue;
+		if (nla_put_u64_64bit(skb, stat,
+				      stellar_read_counter(sdev, stat),
+				      STELLAR_STAT_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int stellar_put_dev(struct sk_buff *skb, struct stellar_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+	int mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(ndev->mtu)));
+
+	if (nla_put_string(skb, STELLAR_ATTR_DEV_NAME,
+			   dev_name(&sdev->ibdev.dev)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_DEV_INDEX, sdev->ibdev.index) ||
+	    nla_put_string(skb, STELLAR_ATTR_NETDEV_NAME, netdev_name(ndev)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_NETDEV_IFINDEX, ndev->ifindex) ||
+	    nla_put_u8(skb, STELLAR_ATTR_PORT_STATE, stellar_port_state(sdev)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_MTU, mtu))
+		return -EMSGSIZE;
+	if (stellar_put_settings(skb, &sdev->settings))
+		return -EMSGSIZE;
+	return stellar_put_stats(skb, sdev);
+}
+
+static int stellar_fill_dev(struct sk_buff *skb, struct stellar_dev *sdev,
+			    u32 portid, u32 seq, int flags)
+{
+	void *hdr = genlmsg_put(skb, portid, seq, &stellar_genl_family, flags,
+				STELLAR_CMD_GET_DEV);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (stellar_put_dev(skb, sdev)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static struct stellar_dev *stellar_genl_dev(struct genl_info *info)
+{
+	struct stellar_dev *sdev;
+
+	if (GENL_REQ_ATTR_CHECK(info, STELLAR_ATTR_DEV_NAME))
+		return ERR_PTR(-EINVAL);
+	sdev = stellar_dev_get_by_name(nla_data(info->attrs[STELLAR_ATTR_DEV_NAME]));
+	if (!sdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[STELLAR_ATTR_DEV_NAME],
+				    "no such stellar device");
+		return ERR_PTR(-ENODEV);
+	}
+	return sdev;
+}
+
+static int stellar_cmd_get_dev(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	struct sk_buff *msg;
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = stellar_fill_dev(msg, sdev, info->snd_portid, info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	ret = genlmsg_reply(msg, info);
+out:
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
+static int stellar_dump_dev(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	long skip = cb->args[0], index = 0;
+	struct stellar_dev *sdev;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
+		if (index++ < skip)
+			continue;
+		if (stellar_fill_dev(skb, sdev, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI)) {
+			index--;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	cb->args[0] = index;
+	return skb->len;
+}
+
+static void stellar_set_u32(struct nlattr *attr, u32 *setting)
+{
+	if (attr)
+		WRITE_ONCE(*setting, nla_get_u32(attr));
+}
+
+static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	struct stellar_settings *set;
+	struct nlattr **tb = info->attrs;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	set = &sdev->settings;
+	stellar_set_u32(tb[STELLAR_ATTR_RX_BUF_SIZE], &set->rx_buf_size);
+	stellar_set_u32(tb[STELLAR_ATTR_SPRAY_PATHS], &set->spray_paths);
+	stellar_set_u32(tb[STELLAR_ATTR_EMTT_CACHE_SIZE],
+			&set->emtt_cache_size);
+	stellar_set_u32(tb[STELLAR_ATTR_DB_POLL_INTERVAL],
+			&set->db_poll_interval);
+	ib_device_put(&sdev->ibdev);
+	return 0;
+}
+
+static int stellar_cmd_get_params(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_settings set;
+	struct sk_buff *msg;
+	void *hdr;
+
+	stellar_default_settings(&set);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &stellar_genl_family, 0,
+				STELLAR_CMD_GET_PARAMS);
+	if (!hdr || stellar_put_settings(msg, &set)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_small_ops stellar_genl_ops[] = {
+	{
+		.cmd = STELLAR_CMD_GET_DEV,
+		.doit = stellar_cmd_get_dev,
+		.dumpit = stellar_dump_dev,
+	},
+	{
+		.cmd = STELLAR_CMD_SET_DEV,
+		.doit = stellar_cmd_set_dev,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = STELLAR_CMD_GET_PARAMS,
+		.doit = stellar_cmd_get_params,
+	},
+};
+
+static struct genl_family stellar_genl_family __ro_after_init = {
+	.name = STELLAR_GENL_NAME,
+	.version = STELLAR_GENL_VERSION,
+	.maxattr = STELLAR_ATTR_MAX,
+	.policy = stellar_genl_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = stellar_genl_ops,
+	.n_small_ops = ARRAY_SIZE(stellar_genl_ops),
+	.resv_start_op = __STELLAR_CMD_MAX,
+};
+
+int stellar_genl_init(void)
+{
+	return genl_register_family(&stellar_genl_family);
+}
+
+void stellar_genl_exit(void)
+{
+	genl_unregister_family(&stellar_genl_family);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: human-readable statistics under /proc/stellar/.
+ *
+ *   /proc/stellar/devices          one line per device
+ *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
+ *   /proc/stellar/<dev>/settings   the device's tunables
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#include "stellar.h"
+
+static struct proc_dir_entry *stellar_proc_root;
+
+static const char * const stellar_stat_names[__STELLAR_STAT_MAX] =
+	STELLAR_STAT_NAMES_INIT;
+
+/**
+ * stellar_stat_name() - the user-visible name of a counter
+ * @stat: counter
+ *
+ * Return: the name, or NULL for numbers that are not counters.
+ */
+const char *stellar_stat_name(enum stellar_genl_stat stat)
+{
+	if (stat <= STELLAR_STAT_UNSPEC || stat >= __STELLAR_STAT_MAX)
+		return NULL;
+	return stellar_stat_names[stat];
+}
+
+static const char *stellar_port_state_name(enum ib_port_state state)
+{
+	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
+}
+
+static int stellar_devices_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev;
+
+	seq_puts(m, "device           netdev           port    mtu   spray_paths\n");
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &stellar_dev_list, list)
+		seq_printf(m, "%-16s %-16s %-7s %-5d %u\n",
+			   dev_name(&sdev->ibdev.dev),
+			   netdev_name(sdev->ndev),
+			   stellar_port_state_name(stellar_port_state(sdev)),
+			   ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu))),
+			   READ_ONCE(sdev->settings.spray_paths));
+	rcu_read_unlock();
+	return 0;
+}
+
+static int stellar_stats_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev = m->private;
+	int stat;
+
+	for (stat = STELLAR_STAT_UNSPEC + 1; stat < __STELLAR_STAT_MAX; stat++)
+		if (stellar_stat_name(stat))
+			seq_printf(m, "%s: %llu\n", stellar_stat_name(stat),
+				   stellar_read_counter(sdev, stat));
+	return 0;
+}
+
+static int stellar_settings_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev = m->private;
+	struct stellar_settings *set = &sdev->settings;
+
+	seq_printf(m, "rx_buf_size: %u\n", READ_ONCE(set->rx_buf_size));
+	seq_printf(m, "spray_paths: %u\n", READ_ONCE(set->spray_paths));
+	seq_printf(m, "emtt_cache_size: %u\n", READ_ONCE(set->emtt_cache_size));
+	seq_printf(m, "db_poll_interval: %u\n",
+		   READ_ONCE(set->db_poll_interval));
+	return 0;
+}
+
+/**
+ * stellar_proc_add_dev() - create /proc/stellar/<dev>/
+ * @sdev: a registered device
+ *
+ * Statistics are a convenience: failing to create them is logged and the
+ * device works without them.
+ */
+void stellar_proc_add_dev(struct stellar_dev *sdev)
+{
+	strscpy(sdev->proc_name, dev_name(&sdev->ibdev.dev),
+		sizeof(sdev->proc_name));
+	sdev->proc_dir = proc_mkdir(sdev->proc_name, stellar_proc_root);
+	if (!sdev->proc_dir)
+		goto fail;
+	if (!proc_create_single_data("stats", 0444, sdev->proc_dir,
+				     stellar_stats_show, sdev))
+		goto fail;
+	if (!proc_create_single_data("settings", 0444, sdev->proc_dir,
+				     stellar_settings_show, sdev))
+		goto fail;
+	return;
+fail:
+	pr_warn("%s: cannot create /proc/stellar entries\n", sdev->proc_name);
+}
+
+/**
+ * stellar_proc_del_dev() - remove /proc/stellar/<dev>/
+ * @sdev: the device
+ *
+ * Waits for readers of the device's files to finish.
+ */
+void stellar_proc_del_dev(struct stellar_dev *sdev)
+{
+	proc_remove(sdev->proc_dir);
+	sdev->proc_dir = NULL;
+}
+
+int stellar_proc_init(void)
+{
+	stellar_proc_root = proc_mkdir("stellar", NULL);
+	if (!stellar_proc_root)
+		return -ENOMEM;
+	if (!proc_create_single("devices", 0444, stellar_proc_root,
+				stellar_devices_show)) {
+		proc_remove(stellar_proc_root);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void stellar_proc_exit(void)
+{
+	proc_remove(stellar_proc_root);
+}

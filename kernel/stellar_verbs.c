@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: device, port, context and PD verbs and the ops table.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "stellar.h"
+
+static int stellar_query_device(struct ib_device *ibdev,
+				struct ib_device_attr *attr,
+				struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = STELLAR_FW_VERSION;
+	attr->vendor_id = STELLAR_VENDOR_ID;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = STELLAR_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = STELLAR_MAX_QP;
+	attr->max_qp_wr = STELLAR_MAX_QP_WR;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = STELLAR_MAX_SGE;
+	attr->max_recv_sge = STELLAR_MAX_SGE;
+	attr->max_sge_rd = STELLAR_MAX_SGE_RD;
+	attr->max_cq = STELLAR_MAX_CQ;
+	attr->max_cqe = STELLAR_MAX_CQE;
+	attr->max_mr = STELLAR_MAX_MR;
+	attr->max_pd = STELLAR_MAX_PD;
+	attr->max_qp_rd_atom = STELLAR_MAX_RD_ATOM;
+	attr->max_qp_init_rd_atom = STELLAR_MAX_RD_ATOM;
+	attr->max_res_rd_atom = STELLAR_MAX_RD_ATOM * STELLAR_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_ah = STELLAR_MAX_AH;
+	attr->max_pkeys = STELLAR_PKEY_TBL_LEN;
+	attr->local_ca_ack_delay = STELLAR_LOCAL_ACK_DELAY;
+	attr->max_fast_reg_page_list_len = 0;
+	attr->max_pi_fast_reg_page_list_len = 0;
+	return 0;
+}
+
+static int stellar_query_port(struct ib_device *ibdev, u32 port_num,
+			      struct ib_port_attr *attr)
+{
+	struct stellar_dev *sdev = to_sdev(ibdev);
+
+	/* The core zeroes *attr before calling. */
+	attr->state = stellar_port_state(sdev);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(sdev->ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
+	attr->gid_tbl_len = STELLAR_GID_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = STELLAR_MAX_MSG_SIZE;
+	attr->pkey_tbl_len = STELLAR_PKEY_TBL_LEN;
+	attr->max_vl_num = 1;
+	attr->ip_gids = true;
+
+	/* Fails only while the netdev is going away: report the minimum. */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+static int stellar_query_pkey(struct ib_device *ibdev, u32 port_num,
+			      u16 index, u16 *pkey)
+{
+	if (index >= STELLAR_PKEY_TBL_LEN)
+		return -EINVAL;
+	*pkey = STELLAR_DEFAULT_PKEY;
+	return 0;
+}
+
+static int stellar_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				      struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = STELLAR_PKEY_TBL_LEN;
+	immutable->gid_tbl_len = STELLAR_GID_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer stellar_get_link_layer(struct ib_device *ibdev,
+						   u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int stellar_alloc_ucontext(struct ib_ucontext *ibuc,
+				  struct ib_udata *udata)
+{
+	struct stellar_alloc_ucontext_resp resp = {
+		.abi_version = STELLAR_UVERBS_ABI_VERSION,
+		.max_inline_data = STELLAR_MAX_INLINE_DATA,
+	};
+
+	return ib_copy_to_udata(udata, &resp,
+				min_t(size_t, udata->outlen, sizeof(resp)));
+}
+
+static void stellar_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int stellar_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct stellar_dev *sdev = to_sdev(ibpd->device);
+	struct stellar_alloc_pd_resp resp = {};
+
+	to_spd(ibpd)->pdn = atomic_inc_return(&sdev->pd_serial);
+	if (!udata)
+		return 0;
+	resp.pdn = to_spd(ibpd)->pdn;
+	return ib_copy_to_udata(udata, &resp,
+				min_t(size_t, udata->outlen, sizeof(resp)));
+}
+
+static int stellar_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void stellar_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 STELLAR_FW_MAJOR(STELLAR_FW_VERSION),
+		 STELLAR_FW_MINOR(STELLAR_FW_VERSION),
+		 STELLAR_FW_SUB(STELLAR_FW_VERSION));
+}
+
+const struct ib_device_ops stellar_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = STELLAR_UVERBS_ABI_VERSION,
+
+	.alloc_pd = stellar_alloc_pd,
+	.alloc_ucontext = stellar_alloc_ucontext,
+	.create_cq = stellar_create_cq,
+	.create_qp = stellar_create_qp,
+	.dealloc_driver = stellar_dealloc_driver,
+	.dealloc_pd = stellar_dealloc_pd,
+	.dealloc_ucontext = stellar_dealloc_ucontext,
+	.dereg_mr = stellar_dereg_mr,
+	.destroy_cq = stellar_destroy_cq,
+	.destroy_qp = stellar_destroy_qp,
+	.get_dev_fw_str = stellar_get_dev_fw_str,
+	.get_dma_mr = stellar_get_dma_mr,
+	.get_link_layer = stellar_get_link_layer,
+	.get_port_immutable = stellar_get_port_immutable,
+	.modify_qp = stellar_modify_qp,
+	.poll_cq = stellar_poll_cq,
+	.post_recv = stellar_post_recv,
+	.post_send = stellar_post_send,
+	.query_device = stellar_query_device,
+	.query_pkey = stellar_query_pkey,
+	.query_port = stellar_query_port,
+	.query_qp = stellar_query_qp,
+	.reg_user_mr = stellar_reg_user_mr,
+	.req_notify_cq = stellar_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, stellar_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, stellar_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, stellar_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, stellar_ucontext, ibuc),
+};

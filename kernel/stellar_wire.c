@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: RoCEv2 transport header parsing, building and ICRC.
+ *
+ * Everything here works on plain byte buffers and is compiled both into
+ * the module and into the userspace unit tests: no allocation, no
+ * logging, no locking.  Fields are read byte by byte in network order, so
+ * buffers need no particular alignment.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include "stellar_wire.h"
+
+#define SW_RC_REQ	(STELLAR_OPF_REQUEST | STELLAR_OPF_ACKED)
+#define SW_UC_REQ	STELLAR_OPF_REQUEST
+#define SW_SEND_DATA	(STELLAR_OPF_SEND | STELLAR_OPF_PAYLOAD)
+#define SW_WRITE_DATA	(STELLAR_OPF_WRITE | STELLAR_OPF_PAYLOAD)
+#define SW_READ_DATA	(STELLAR_OPF_RESPONSE | STELLAR_OPF_READ | \
+			 STELLAR_OPF_PAYLOAD)
+
+static const struct stellar_opcode_info stellar_opcodes[256] = {
+	[STELLAR_OP_RC_SEND_FIRST] = {
+		.name = "RC_SEND_FIRST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_FIRST,
+	},
+	[STELLAR_OP_RC_SEND_MIDDLE] = {
+		.name = "RC_SEND_MIDDLE", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_MIDDLE,
+	},
+	[STELLAR_OP_RC_SEND_LAST] = {
+		.name = "RC_SEND_LAST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_LAST,
+	},
+	[STELLAR_OP_RC_SEND_LAST_WITH_IMMEDIATE] = {
+		.name = "RC_SEND_LAST_WITH_IMMEDIATE", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_LAST |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_RC_SEND_ONLY] = {
+		.name = "RC_SEND_ONLY", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_ONLY,
+	},
+	[STELLAR_OP_RC_SEND_ONLY_WITH_IMMEDIATE] = {
+		.name = "RC_SEND_ONLY_WITH_IMMEDIATE", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_FIRST] = {
+		.name = "RC_RDMA_WRITE_FIRST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_FIRST,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_MIDDLE] = {
+		.name = "RC_RDMA_WRITE_MIDDLE", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_MIDDLE,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_LAST] = {
+		.name = "RC_RDMA_WRITE_LAST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_LAST,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE] = {
+		.name = "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+		.qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_LAST |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_ONLY] = {
+		.name = "RC_RDMA_WRITE_ONLY", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE] = {
+		.name = "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+		.qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_WRITE_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_RETH | STELLAR_EXT_IMMDT,
+		.ext_len = STELLAR_RETH_LEN + STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_READ_REQUEST] = {
+		.name = "RC_RDMA_READ_REQUEST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | STELLAR_OPF_READ | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_READ_RESPONSE_FIRST] = {
+		.name = "RC_RDMA_READ_RESPONSE_FIRST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_READ_DATA | STELLAR_OPF_FIRST,
+		.ext = STELLAR_EXT_AETH, .ext_len = STELLAR_AETH_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_READ_RESPONSE_MIDDLE] = {
+		.name = "RC_RDMA_READ_RESPONSE_MIDDLE",
+		.qp_class = STELLAR_QPC_RC,
+		.flags = SW_READ_DATA | STELLAR_OPF_MIDDLE,
+	},
+	[STELLAR_OP_RC_RDMA_READ_RESPONSE_LAST] = {
+		.name = "RC_RDMA_READ_RESPONSE_LAST", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_READ_DATA | STELLAR_OPF_LAST,
+		.ext = STELLAR_EXT_AETH, .ext_len = STELLAR_AETH_LEN,
+	},
+	[STELLAR_OP_RC_RDMA_READ_RESPONSE_ONLY] = {
+		.name = "RC_RDMA_READ_RESPONSE_ONLY", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_READ_DATA | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_AETH, .ext_len = STELLAR_AETH_LEN,
+	},
+	[STELLAR_OP_RC_ACKNOWLEDGE] = {
+		.name = "RC_ACKNOWLEDGE", .qp_class = STELLAR_QPC_RC,
+		.flags = STELLAR_OPF_RESPONSE | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_AETH, .ext_len = STELLAR_AETH_LEN,
+	},
+	[STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE] = {
+		.name = "RC_ATOMIC_ACKNOWLEDGE", .qp_class = STELLAR_QPC_RC,
+		.flags = STELLAR_OPF_RESPONSE | STELLAR_OPF_ATOMIC |
+			 STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_AETH | STELLAR_EXT_ATMACK,
+		.ext_len = STELLAR_AETH_LEN + STELLAR_ATMACK_LEN,
+	},
+	[STELLAR_OP_RC_COMPARE_SWAP] = {
+		.name = "RC_COMPARE_SWAP", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | STELLAR_OPF_ATOMIC | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_ATMETH, .ext_len = STELLAR_ATMETH_LEN,
+	},
+	[STELLAR_OP_RC_FETCH_ADD] = {
+		.name = "RC_FETCH_ADD", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | STELLAR_OPF_ATOMIC | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_ATMETH, .ext_len = STELLAR_ATMETH_LEN,
+	},
+	[STELLAR_OP_RC_SEND_LAST_WITH_INVALIDATE] = {
+		.name = "RC_SEND_LAST_WITH_INVALIDATE",
+		.qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_LAST |
+			 STELLAR_OPF_INV,
+		.ext = STELLAR_EXT_IETH, .ext_len = STELLAR_IETH_LEN,
+	},
+	[STELLAR_OP_RC_SEND_ONLY_WITH_INVALIDATE] = {
+		.name = "RC_SEND_ONLY_WITH_INVALIDATE",
+		.qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | SW_SEND_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_INV,
+		.ext = STELLAR_EXT_IETH, .ext_len = STELLAR_IETH_LEN,
+	},
+
+	[STELLAR_OP_UC_SEND_FIRST] = {
+		.name = "UC_SEND_FIRST", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_FIRST,
+	},
+	[STELLAR_OP_UC_SEND_MIDDLE] = {
+		.name = "UC_SEND_MIDDLE", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_MIDDLE,
+	},
+	[STELLAR_OP_UC_SEND_LAST] = {
+		.name = "UC_SEND_LAST", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_LAST,
+	},
+	[STELLAR_OP_UC_SEND_LAST_WITH_IMMEDIATE] = {
+		.name = "UC_SEND_LAST_WITH_IMMEDIATE", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_LAST |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_UC_SEND_ONLY] = {
+		.name = "UC_SEND_ONLY", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_ONLY,
+	},
+	[STELLAR_OP_UC_SEND_ONLY_WITH_IMMEDIATE] = {
+		.name = "UC_SEND_ONLY_WITH_IMMEDIATE", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_SEND_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_FIRST] = {
+		.name = "UC_RDMA_WRITE_FIRST", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_FIRST,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_MIDDLE] = {
+		.name = "UC_RDMA_WRITE_MIDDLE", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_MIDDLE,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_LAST] = {
+		.name = "UC_RDMA_WRITE_LAST", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_LAST,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE] = {
+		.name = "UC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+		.qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_LAST |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_IMMDT, .ext_len = STELLAR_IMMDT_LEN,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_ONLY] = {
+		.name = "UC_RDMA_WRITE_ONLY", .qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
+	[STELLAR_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE] = {
+		.name = "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+		.qp_class = STELLAR_QPC_UC,
+		.flags = SW_UC_REQ | SW_WRITE_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_RETH | STELLAR_EXT_IMMDT,
+		.ext_len = STELLAR_RETH_LEN + STELLAR_IMMDT_LEN,
+	},
+
+	[STELLAR_OP_UD_SEND_ONLY] = {
+		.name = "UD_SEND_ONLY", .qp_class = STELLAR_QPC_UD,
+		.flags = STELLAR_OPF_REQUEST | SW_SEND_DATA | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_DETH, .ext_len = STELLAR_DETH_LEN,
+	},
+	[STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE] = {
+		.name = "UD_SEND_ONLY_WITH_IMMEDIATE", .qp_class = STELLAR_QPC_UD,
+		.flags = STELLAR_OPF_REQUEST | SW_SEND_DATA | STELLAR_OPF_ONLY |
+			 STELLAR_OPF_IMM,
+		.ext = STELLAR_EXT_DETH | STELLAR_EXT_IMMDT,
+		.ext_len = STELLAR_DETH_LEN + STELLAR_IMMDT_LEN,
+	},
+};
+
+/**
+ * stellar_opcode_info() - look up the wire properties of a BTH opcode
+ * @opcode: BTH OpCode
+ *
+ * Return: the opcode's description, or NULL if stellar does not support it
+ * (RD, CNP, reserved and vendor opcodes).
+ */
+const struct stellar_opcode_info *stellar_opcode_info(u8 opcode)
+{
+	const struct stellar_opcode_info *info = &stellar_opcodes[opcode];
+
+	return info->name ? info : NULL;
+}
+
+/**
+ * stellar_hdr_len() - length of the BTH plus extension headers of an opcode
+ * @opcode: BTH OpCode
+ *
+ * Return: the offset of the payload, or 0 if @opcode is unsupported.
+ */
+u32 stellar_hdr_len(u8 opcode)
+{
+	const struct stellar_opcode_info *info = stellar_opcode_info(opcode);
+
+	return info ? STELLAR_BTH_LEN + info->ext_len : 0;
+}
+
+const char *stellar_rx_verdict_name(enum stellar_rx_verdict verdict)
+{
+	switch (verdict) {
+	case STELLAR_RX_OK:
+		return "ok";
+	case STELLAR_RX_TRUNCATED:
+		return "truncated";
+	case STELLAR_RX_BAD_VERSION:
+		return "bad transport version";
+	case STELLAR_RX_BAD_OPCODE:
+		return "unsupported opcode";
+	case STELLAR_RX_BAD_LENGTH:
+		return "bad payload length";
+	}
+	return "unknown verdict";
+}
+
+static u32 sw_get_be32(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+static u64 sw_get_be64(const u8 *p)
+{
+	return (u64)sw_get_be32(p) << 32 | sw_get_be32(p + 4);
+}
+
+static void sw_put_be32(u8 *p, u32 v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static void sw_put_be64(u8 *p, u64 v)
+{
+	sw_put_be32(p, v >> 32);
+	sw_put_be32(p + 4, (u32)v);
+}
+
+static void sw_parse_bth(const u8 *p, struct stellar_pkt *pkt)
+{
+	u32 w0 = sw_get_be32(p);
+	u32 w1 = sw_get_be32(p + 4);
+	u32 w2 = sw_get_be32(p + 8);
+
+	pkt->opcode = FIELD_GET(STELLAR_BTH_OPCODE, w0);
+	pkt->se = FIELD_GET(STELLAR_BTH_SE, w0);
+	pkt->migreq = FIELD_GET(STELLAR_BTH_MIGREQ, w0);
+	pkt->pad_count = FIELD_GET(STELLAR_BTH_PADCNT, w0);
+	pkt->tver = FIELD_GET(STELLAR_BTH_TVER_MASK, w0);
+	pkt->pkey = FIELD_GET(STELLAR_BTH_PKEY, w0);
+	pkt->fecn = FIELD_GET(STELLAR_BTH_FECN, w1);
+	pkt->becn = FIELD_GET(STELLAR_BTH_BECN, w1);
+	pkt->dest_qpn = FIELD_GET(STELLAR_BTH_QPN, w1);
+	pkt->ack_req = FIELD_GET(STELLAR_BTH_ACKREQ, w2);
+	pkt->psn = FIELD_GET(STELLAR_BTH_PSN, w2);
+}
+
+static void sw_build_bth(u8 *p, const struct stellar_pkt *pkt)
+{
+	sw_put_be32(p, FIELD_PREP(STELLAR_BTH_OPCODE, pkt->opcode) |
+		    FIELD_PREP(STELLAR_BTH_SE, pkt->se) |
+		    FIELD_PREP(STELLAR_BTH_MIGREQ, pkt->migreq) |
+		    FIELD_PREP(STELLAR_BTH_PADCNT, pkt->pad_count) |
+		    FIELD_PREP(STELLAR_BTH_TVER_MASK, pkt->tver) |
+		    FIELD_PREP(STELLAR_BTH_PKEY, pkt->pkey));
+	sw_put_be32(p + 4, FIELD_PREP(STELLAR_BTH_FECN, pkt->fecn) |
+		    FIELD_PREP(STELLAR_BTH_BECN, pkt->becn) |
+		    FIELD_PREP(STELLAR_BTH_QPN, pkt->dest_qpn));
+	sw_put_be32(p + 8, FIELD_PREP(STELLAR_BTH_ACKREQ, pkt->ack_req) |
+		    FIELD_PREP(STELLAR_BTH_PSN, pkt->psn));
+}
+
+/* Extension headers, in wire order; each returns the end of its header. */
+static const u8 *sw_parse_deth(const u8 *p, struct stellar_pkt *pkt)
+{
+	pkt->deth.qkey = sw_get_be32(p);
+	pkt->deth.src_qpn = FIELD_GET(STELLAR_DETH_SRCQP, sw_get_be32(p + 4));
+	return p + STELLAR_DETH_LEN;
+}
+
+static const u8 *sw_parse_reth(const u8 *p, struct stellar_pkt *pkt)
+{
+	pkt->reth.va = sw_get_be64(p);
+	pkt->reth.rkey = sw_get_be32(p + 8);
+	pkt->reth.len = sw_get_be32(p + 12);
+	return p + STELLAR_RETH_LEN;
+}
+
+static const u8 *sw_parse_atmeth(const u8 *p, struct stellar_pkt *pkt)
+{
+	pkt->atomic.va = sw_get_be64(p);
+	pkt->atomic.rkey = sw_get_be32(p + 8);
+	pkt->atomic.swap_add = sw_get_be64(p + 12);
+	pkt->atomic.compare = sw_get_be64(p + 20);
+	return p + STELLAR_ATMETH_LEN;
+}
+
+static const u8 *sw_parse_aeth(const u8 *p, struct stellar_pkt *pkt)
+{
+	u32 aeth = sw_get_be32(p);
+
+	pkt->aeth.syndrome = FIELD_GET(STELLAR_AETH_SYNDROME, aeth);
+	pkt->aeth.msn = FIELD_GET(STELLAR_AETH_MSN, aeth);
+	return p + STELLAR_AETH_LEN;
+}
+
+static void sw_parse_ext(const u8 *p, struct stellar_pkt *pkt)
+{
+	if (pkt->ext & STELLAR_EXT_DETH)
+		p = sw_parse_deth(p, pkt);
+	if (pkt->ext & STELLAR_EXT_RETH)
+		p = sw_parse_reth(p, pkt);
+	if (pkt->ext & STELLAR_EXT_ATMETH)
+		p = sw_parse_atmeth(p, pkt);
+	if (pkt->ext & STELLAR_EXT_AETH)
+		p = sw_parse_aeth(p, pkt);
+	if (pkt->ext & STELLAR_EXT_ATMACK) {
+		pkt->atomic_ack_orig = sw_get_be64(p);
+		p += STELLAR_ATMACK_LEN;
+	}
+	if (pkt->ext & STELLAR_EXT_IMMDT) {
+		memcpy(&pkt->imm_data, p, STELLAR_IMMDT_LEN);
+		p += STELLAR_IMMDT_LEN;
+	}
+	if (pkt->ext & STELLAR_EXT_IETH)
+		pkt->ieth_rkey = sw_get_be32(p);
+}
+
+/*
+ * @data_len counts the bytes between the headers and the ICRC: payload
+ * plus pad.  Senders pad every payload to a multiple of 4, pad only the
+ * last packet of a message, and fill first and middle packets to the path
+ * MTU.
+ */
+static enum stellar_rx_verdict
+sw_check_data_len(const struct stellar_opcode_info *info, u8 pad_count,
+		  u32 data_len)
+{
+	if (data_len % 4)
+		return STELLAR_RX_BAD_LENGTH;
+	if (!(info->flags & STELLAR_OPF_PAYLOAD))
+		return data_len || pad_count ? STELLAR_RX_BAD_LENGTH :
+					       STELLAR_RX_OK;
+	if (pad_count > data_len)
+		return STELLAR_RX_BAD_LENGTH;
+	if ((info->flags & (STELLAR_OPF_FIRST | STELLAR_OPF_MIDDLE)) &&
+	    (pad_count || !data_len))
+		return STELLAR_RX_BAD_LENGTH;
+	return STELLAR_RX_OK;
+}
+
+/**
+ * stellar_parse_packet() - validate and decode a RoCEv2 transport packet
+ * @bth: the UDP payload, starting with the BTH
+ * @len: UDP payload length in bytes, ICRC included
+ * @pkt: decoded packet, in host byte order
+ *
+ * Reads nothing beyond @len bytes from @bth, whatever they contain.  Checks
+ * the transport version, that the opcode is supported and that the length
+ * fits the opcode's headers, pad and ICRC.  Does not check the ICRC, the
+ * P_Key, the QP or the PSN.
+ *
+ * Return: STELLAR_RX_OK with @pkt filled in, else why the packet must be
+ * dropped; @pkt then holds what was decoded before the error.
+ */
+enum stellar_rx_verdict stellar_parse_packet(const u8 *bth, u32 len,
+					     struct stellar_pkt *pkt)
+{
+	const struct stellar_opcode_info *info;
+	enum stellar_rx_verdict verdict;
+	u32 data_len;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (len < STELLAR_BTH_LEN)
+		return STELLAR_RX_TRUNCATED;
+	sw_parse_bth(bth, pkt);
+	if (pkt->tver != STELLAR_BTH_TVER)
+		return STELLAR_RX_BAD_VERSION;
+	info = stellar_opcode_info(pkt->opcode);
+	if (!info)
+		return STELLAR_RX_BAD_OPCODE;
+
+	pkt->hdr_len = STELLAR_BTH_LEN + info->ext_len;
+	if (len < pkt->hdr_len + STELLAR_ICRC_LEN)
+		return STELLAR_RX_TRUNCATED;
+	data_len = len - pkt->hdr_len - STELLAR_ICRC_LEN;
+	verdict = sw_check_data_len(info, pkt->pad_count, data_len);
+	if (verdict != STELLAR_RX_OK)
+		return verdict;
+
+	pkt->payload_len = data_len - pkt->pad_count;
+	pkt->ext = info->ext;
+	sw_parse_ext(bth + STELLAR_BTH_LEN, pkt);
+	return STELLAR_RX_OK;
+}
+
+static u8 *sw_build_atmeth(u8 *p, const struct stellar_pkt *pkt)
+{
+	sw_put_be64(p, pkt->atomic.va);
+	sw_put_be32(p + 8, pkt->atomic.rkey);
+	sw_put_be64(p + 12, pkt->atomic.swap_add);
+	sw_put_be64(p + 20, pkt->atomic.compare);
+	return p + STELLAR_ATMETH_LEN;
+}
+
+static u8 *sw_build_reth(u8 *p, const struct stellar_pkt *pkt)
+{
+	sw_put_be64(p, pkt->reth.va);
+	sw_put_be32(p + 8, pkt->reth.rkey);
+	sw_put_be32(p + 12, pkt->reth.len);
+	return p + STELLAR_RETH_LEN;
+}
+
+static u8 *sw_build_deth(u8 *p, const struct stellar_pkt *pkt)
+{
+	sw_put_be32(p, pkt->deth.qkey);
+	sw_put_be32(p + 4, FIELD_PREP(STELLAR_DETH_SRCQP, pkt->deth.src_qpn));
+	return p + STELLAR_DETH_LEN;
+}
+
+static void sw_build_ext(u8 *p, u8 ext, const struct stellar_pkt *pkt)
+{
+	if (ext & STELLAR_EXT_DETH)
+		p = sw_build_deth(p, pkt);
+	if (ext & STELLAR_EXT_RETH)
+		p = sw_build_reth(p, pkt);
+	if (ext & STELLAR_EXT_ATMETH)
+		p = sw_build_atmeth(p, pkt);
+	if (ext & STELLAR_EXT_AETH) {
+		sw_put_be32(p, FIELD_PREP(STELLAR_AETH_SYNDROME,
+					  pkt->aeth.syndrome) |
+			    FIELD_PREP(STELLAR_AETH_MSN, pkt->aeth.msn));
+		p += STELLAR_AETH_LEN;
+	}
+	if (ext & STELLAR_EXT_ATMACK) {
+		sw_put_be64(p, pkt->atomic_ack_orig);
+		p += STELLAR_ATMACK_LEN;
+	}
+	if (ext & STELLAR_EXT_IMMDT) {
+		memcpy(p, &pkt->imm_data, STELLAR_IMMDT_LEN);
+		p += STELLAR_IMMDT_LEN;
+	}
+	if (ext & STELLAR_EXT_IETH)
+		sw_put_be32(p, pkt->ieth_rkey);
+}
+
+/**
+ * stellar_build_headers() - write the BTH and extension headers of a packet
+ * @bth: where the BTH goes; room for stellar_hdr_len(@pkt->opcode) bytes
+ *	 (at most STELLAR_MAX_HDR_LEN)
+ * @pkt: the header fields, in host byte order
+ *
+ * Writes the extension headers that @pkt->opcode calls for, whatever
+ * @pkt->ext says, and the BTH fields as given (24-bit fields masked).  The
+ * caller sets @pkt->pad_count (see stellar_pad_count()), appends payload,
+ * zeroed pad and room for the ICRC.
+ *
+ * Return: bytes written, the payload offset; 0 if the opcode is
+ * unsupported, in which case nothing is written.
+ */
+u32 stellar_build_headers(u8 *bth, const struct stellar_pkt *pkt)
+{
+	const struct stellar_opcode_info *info = stellar_opcode_info(pkt->opcode);
+
+	if (!info)
+		return 0;
+	sw_build_bth(bth, pkt);
+	sw_build_ext(bth + STELLAR_BTH_LEN, info->ext, pkt);
+	return STELLAR_BTH_LEN + info->ext_len;
+}
+
+/*
+ * The ICRC covers the IP, UDP and BTH headers with the fields that routers
+ * may rewrite set to all ones: IPv4 TOS, TTL and header checksum; IPv6
+ * traffic class, flow label and hop limit; UDP checksum; the BTH byte
+ * holding FECN, BECN and reserved bits.
+ */
+static void sw_icrc_mask_ipv4(u8 *ip)
+{
+	ip[1] = 0xff;			/* TOS (DSCP, ECN) */
+	ip[8] = 0xff;			/* TTL */
+	ip[10] = 0xff;			/* header checksum */
+	ip[11] = 0xff;
+}
+
+static void sw_icrc_mask_ipv6(u8 *ip)
+{
+	ip[0] |= 0x0f;			/* traffic class, high nibble */
+	ip[1] = 0xff;			/* traffic class, flow label */
+	ip[2] = 0xff;
+	ip[3] = 0xff;
+	ip[7] = 0xff;			/* hop limit */
+}
+
+static u32 sw_icrc_headers(const u8 *l3hdr, bool is_ipv6, const u8 *udphdr,
+			   const u8 *bth)
+{
+	u8 hdrs[STELLAR_IPV6_HDR_LEN + STELLAR_UDP_HDR_LEN + STELLAR_BTH_LEN];
+	u32 l3_len = is_ipv6 ? STELLAR_IPV6_HDR_LEN : STELLAR_IPV4_HDR_LEN;
+	u8 *udp = hdrs + l3_len;
+	u8 *bth_copy = udp + STELLAR_UDP_HDR_LEN;
+
+	memcpy(hdrs, l3hdr, l3_len);
+	if (is_ipv6)
+		sw_icrc_mask_ipv6(hdrs);
+	else
+		sw_icrc_mask_ipv4(hdrs);
+	memcpy(udp, udphdr, STELLAR_UDP_HDR_LEN);
+	udp[6] = 0xff;			/* checksum */
+	udp[7] = 0xff;
+	memcpy(bth_copy, bth, STELLAR_BTH_LEN);
+	bth_copy[4] = 0xff;		/* FECN, BECN, resv6 */
+
+	return stellar_crc32_le(STELLAR_ICRC_SEED, hdrs,
+				l3_len + STELLAR_UDP_HDR_LEN + STELLAR_BTH_LEN);
+}
+
+/**
+ * stellar_icrc() - compute the RoCEv2 invariant CRC of a packet
+ * @l3hdr: the IPv4 header (its first 20 bytes are covered: options are
+ *	   not supported, as in rdma_rxe) or the 40-byte IPv6 header
+ * @is_ipv6: @l3hdr is an IPv6 header
+ * @udphdr: the 8-byte UDP header
+ * @bth: the UDP payload, starting with the BTH, contiguous
+ * @bth_to_icrc_len: bytes from @bth up to the ICRC: headers, payload, pad
+ *
+ * CRC-32 over eight 0xff bytes (the absent LRH), the masked IP, UDP and BTH
+ * headers, and the rest of the packet up to the ICRC, inverted at the end.
+ * None of the buffers is modified.
+ *
+ * Return: the ICRC in host order, or 0 if @bth_to_icrc_len is shorter than
+ * a BTH.  On the wire it is stored least significant byte first.
+ */
+u32 stellar_icrc(const u8 *l3hdr, bool is_ipv6, const u8 *udphdr,
+		 const u8 *bth, u32 bth_to_icrc_len)
+{
+	u32 crc;
+
+	if (bth_to_icrc_len < STELLAR_BTH_LEN)
+		return 0;
+	crc = sw_icrc_headers(l3hdr, is_ipv6, udphdr, bth);
+	crc = stellar_crc32_le(crc, bth + STELLAR_BTH_LEN,
+			       bth_to_icrc_len - STELLAR_BTH_LEN);
+	return ~crc;
+}
+
+/**
+ * stellar_icrc_check() - verify the ICRC at the end of a received packet
+ * @l3hdr: IPv4 or IPv6 header, see stellar_icrc()
+ * @is_ipv6: @l3hdr is an IPv6 header
+ * @udphdr: the UDP header
+ * @bth: the UDP payload, starting with the BTH, contiguous
+ * @udp_payload_len: bytes at @bth, the trailing ICRC included
+ *
+ * Return: true if the packet is long enough and its ICRC matches.
+ */
+bool stellar_icrc_check(const u8 *l3hdr, bool is_ipv6, const u8 *udphdr,
+			const u8 *bth, u32 udp_payload_len)
+{
+	const u8 *icrc_at;
+	u32 icrc;
+
+	if (udp_payload_len < STELLAR_BTH_LEN + STELLAR_ICRC_LEN)
+		return false;
+	icrc_at = bth + udp_payload_len - STELLAR_ICRC_LEN;
+	icrc = (u32)icrc_at[0] | (u32)icrc_at[1] << 8 |
+	       (u32)icrc_at[2] << 16 | (u32)icrc_at[3] << 24;
+	return icrc == stellar_icrc(l3hdr, is_ipv6, udphdr, bth,
+				    udp_payload_len - STELLAR_ICRC_LEN);
+}
+
+/**
+ * stellar_icrc_store() - fill in the ICRC of a packet to be sent
+ * @l3hdr: IPv4 or IPv6 header, final but for fields the ICRC masks
+ * @is_ipv6: @l3hdr is an IPv6 header
+ * @udphdr: the UDP header with its final length
+ * @bth: the UDP payload, starting with the BTH, contiguous
+ * @udp_payload_len: bytes at @bth, the trailing ICRC included
+ *
+ * Writes the last four bytes at @bth; does nothing if @udp_payload_len is
+ * shorter than a BTH plus ICRC.
+ */
+void stellar_icrc_store(const u8 *l3hdr, bool is_ipv6, const u8 *udphdr,
+			u8 *bth, u32 udp_payload_len)
+{
+	u8 *icrc_at;
+	u32 icrc;
+
+	if (udp_payload_len < STELLAR_BTH_LEN + STELLAR_ICRC_LEN)
+		return;
+	icrc = stellar_icrc(l3hdr, is_ipv6, udphdr, bth,
+			    udp_payload_len - STELLAR_ICRC_LEN);
+	icrc_at = bth + udp_payload_len - STELLAR_ICRC_LEN;
+	icrc_at[0] = icrc;
+	icrc_at[1] = icrc >> 8;
+	icrc_at[2] = icrc >> 16;
+	icrc_at[3] = icrc >> 24;
+}

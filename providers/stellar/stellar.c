@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Copyright (c) 2026 The virtio-stellar authors
+ *
+ * stellar libibverbs provider: registration, device and context.
+ *
+ * libibverbs loads libstellar-rdmav34.so because /etc/libibverbs.d/
+ * stellar.driver names it; the constructor below registers the provider,
+ * and libibverbs then offers it every uverbs device it found.  We claim
+ * ib_devices whose name starts with STELLAR_DEV_PREFIX and whose uverbs
+ * ABI version is STELLAR_UVERBS_ABI_VERSION.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stellar.h"
+
+static const struct verbs_match_ent stellar_match_table[] = {
+	{
+		.u.modalias = STELLAR_NAME_MODALIAS(STELLAR_DEV_PREFIX),
+		.kind = VERBS_MATCH_MODALIAS,
+	},
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
+static void stellar_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops stellar_ctx_ops = {
+	.query_device_ex = stellar_query_device_ex,
+	.query_port = stellar_query_port,
+	.alloc_pd = stellar_alloc_pd,
+	.dealloc_pd = stellar_dealloc_pd,
+	.reg_mr = stellar_reg_mr,
+	.dereg_mr = stellar_dereg_mr,
+	.create_cq = stellar_create_cq,
+	.destroy_cq = stellar_destroy_cq,
+	.poll_cq = stellar_poll_cq,
+	.req_notify_cq = stellar_req_notify_cq,
+	.create_qp = stellar_create_qp,
+	.modify_qp = stellar_modify_qp,
+	.query_qp = stellar_query_qp,
+	.destroy_qp = stellar_destroy_qp,
+	.post_send = stellar_post_send,
+	.post_recv = stellar_post_recv,
+	.free_context = stellar_free_context,
+};
+
+static int stellar_check_ucontext_resp(struct stellar_context *ctx,
+				       const struct stellar_alloc_ucontext_resp *resp)
+{
+	if (resp->abi_version != STELLAR_UVERBS_ABI_VERSION) {
+		stellar_err(&ctx->vctx,
+			    "kernel reports stellar ABI %u, provider speaks %u",
+			    resp->abi_version, STELLAR_UVERBS_ABI_VERSION);
+		return EPROTO;
+	}
+	ctx->caps = resp->caps;
+	ctx->max_inline_data = resp->max_inline_data;
+	return 0;
+}
+
+static struct verbs_context *stellar_alloc_context(struct ibv_device *ibdev,
+						   int cmd_fd,
+						   void *private_data)
+{
+	struct stellar_get_context_resp resp = {};
+	struct ibv_get_context cmd = {};
+	struct stellar_context *ctx;
+	int ret;
+
+	(void)private_data;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)offsetof(struct stellar_context, vctx),
+		RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (!ret)
+		ret = stellar_check_ucontext_resp(ctx, &resp.drv);
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
+
+	verbs_set_ops(&ctx->vctx, &stellar_ctx_ops);
+	return &ctx->vctx;
+}
+
+static void stellar_free_context(struct ibv_context *ibctx)
+{
+	struct stellar_context *ctx = to_stellar_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static struct verbs_device *
+stellar_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct stellar_device *dev;
+
+	(void)sysfs_dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->vdev;
+}
+
+static void stellar_uninit_device(struct verbs_device *vdev)
+{
+	free(to_stellar_dev(&vdev->device));
+}
+
+static const struct verbs_device_ops stellar_dev_ops = {
+	.name = STELLAR_PROVIDER_NAME,
+	.match_min_abi_version = STELLAR_UVERBS_ABI_VERSION,
+	.match_max_abi_version = STELLAR_UVERBS_ABI_VERSION,
+	.match_table = stellar_match_table,
+	.alloc_device = stellar_alloc_device,
+	.uninit_device = stellar_uninit_device,
+	.alloc_context = stellar_alloc_context,
+};
+
+static void __attribute__((constructor)) stellar_register_driver(void)
+{
+	verbs_register_driver_34(&stellar_dev_ops);
+}

@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Host-side helpers of the VM test harness, sourced by run-tests.sh and
+# shell.sh.  Nothing here runs inside a guest.
+#
+# Environment knobs (all optional):
+#   STELLAR_KVER        kernel version to boot (default: newest
+#                       /boot/vmlinuz-6.1.*-amd64)
+#   STELLAR_VM_MEM      memory per VM (qemu -m, default 1024)
+#   STELLAR_VM_SMP      vCPUs per VM (qemu -smp, default 1)
+#   STELLAR_VM_ACCEL    qemu accelerator (default tcg)
+#   STELLAR_VM_BUILD    build/cache dir (default tests/vm/.build)
+#   STELLAR_PORT_BASE   first UDP port of the inter-VM links (default
+#                       derived from the runner's PID)
+#   STELLAR_BOOT_SLACK  seconds allowed for boot + shutdown on top of a
+#                       test's timeout before the host kills the VMs
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+REPO=$(cd "$VM_DIR/../.." && pwd -P)
+VM_BUILD=${STELLAR_VM_BUILD:-$VM_DIR/.build}
+VM_MEM=${STELLAR_VM_MEM:-1024}
+VM_SMP=${STELLAR_VM_SMP:-1}
+VM_ACCEL=${STELLAR_VM_ACCEL:-tcg}
+# shellcheck disable=SC2034 # used by run-tests.sh
+BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
+
+# Modules the initramfs loads, in this order, before mounting the root.
+# Dependencies found with modinfo are added in front of their users.
+INITRAMFS_MODULES="virtio_ring virtio virtio_pci_legacy_dev
+	virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio
+	9p overlay"
+
+# Kernel log lines that fail a test.  "Call Trace:" is on the list on its
+# own: any stack dump (WARN, BUG, allocation failure, hung task, lockdep)
+# is a defect worth a red test, even when its headline is not known here.
+KLOG_BAD_PATTERNS=(
+	'BUG:' 'WARNING:' 'Oops' 'soft lockup' 'hard LOCKUP' 'hung task'
+	'blocked for more than' 'refcount_t:' 'list_add corruption'
+	'list_del corruption' 'general protection fault' 'KASAN' 'UBSAN'
+	'kernel BUG' 'Call Trace:' 'RIP:' 'Kernel panic'
+)
+
+VM_PIDS=()
+
+die() {
+	echo "error: $*" >&2
+	exit 2
+}
+
+# Version of the kernel the guests boot.
+vm_kernel_version() {
+	local newest
+
+	if [ -n "${STELLAR_KVER:-}" ]; then
+		echo "$STELLAR_KVER"
+		return
+	fi
+	newest=$(ls /boot/vmlinuz-6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$newest" ] || die "no /boot/vmlinuz-6.1.*-amd64 (apt-get install linux-image-amd64)"
+	basename "$newest" | sed 's/^vmlinuz-//'
+}
+
+# Print MODULE and, before it, its dependencies (depth first, each once;
+# SEEN_MODULES holds the ones already printed).
+module_with_deps() {
+	local kver=$1 name=$2 dep
+
+	case " $SEEN_MODULES " in *" $name "*) return ;; esac
+	for dep in $(modinfo -k "$kver" -F depends "$name" | tr ',' ' '); do
+		module_with_deps "$kver" "$dep"
+	done
+	SEEN_MODULES="$SEEN_MODULES $name"
+	echo "$name"
+}
+
+# Copy module NAME of kernel KVER into DEST/NAME.ko, decompressing it.
+copy_module() {
+	local kver=$1 name=$2 dest=$3 file
+
+	file=$(modinfo -k "$kver" -n "$name") || die "module $name not found for $kver"
+	case "$file" in
+	*.ko) cp "$file" "$dest/$name.ko" ;;
+	*.ko.xz) xz -dc "$file" >"$dest/$name.ko" ;;
+	*.ko.zst) zstd -qdc "$file" >"$dest/$name.ko" ;;
+	*.ko.gz) gzip -dc "$file" >"$dest/$name.ko" ;;
+	*) die "unknown module format: $file" ;;
+	esac
+}
+
+# Build (or reuse) the initramfs for KVER; prints its path.
+vm_initramfs() {
+	local kver=$1 out="$VM_BUILD/initramfs-$1.cpio.gz" stage name
+	local inputs=("$VM_DIR/initramfs-init" "$VM_DIR/common.sh" /bin/busybox)
+
+	mkdir -p "$VM_BUILD"
+	if [ -s "$out" ] && [ -z "$(find "${inputs[@]}" -newer "$out")" ]; then
+		echo "$out"
+		return
+	fi
+	[ -x /bin/busybox ] || die "/bin/busybox missing (apt-get install busybox-static)"
+	file -L /bin/busybox | grep -q 'statically linked' ||
+		die "/bin/busybox is not static (apt-get install busybox-static)"
+	stage=$(mktemp -d "$VM_BUILD/initramfs.XXXXXX")
+	mkdir -p "$stage"/{bin,sbin,dev,proc,sys,lower,upper,newroot,modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	mknod -m 600 "$stage/dev/console" c 5 1
+	cp "$VM_DIR/initramfs-init" "$stage/init"
+	chmod 755 "$stage/init"
+	SEEN_MODULES=""
+	for name in $INITRAMFS_MODULES; do
+		module_with_deps "$kver" "$name"
+	done >"$stage/modules/order"
+	for name in $(cat "$stage/modules/order"); do
+		copy_module "$kver" "$name" "$stage/modules"
+	done
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
+	mv "$out.tmp" "$out"
+	rm -rf "$stage"
+	echo "$out"
+}
+
+# True if UDP PORT on 127.0.0.1 has no socket bound to it.
+udp_port_free() {
+	! ss -Hunl "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# Pick the first port base for NLINKS link pairs.  Deterministic from
+# the runner's PID (or STELLAR_PORT_BASE), moved past ports in use.
+vm_port_base() {
+	local nlinks=$1 base port ok
+
+	base=${STELLAR_PORT_BASE:-$((20000 + ($$ % 1000) * 32))}
+	for _ in $(seq 1 64); do
+		ok=1
+		for port in $(seq "$base" $((base + 2 * nlinks - 1))); do
+			udp_port_free "$port" || { ok=0; break; }
+		done
+		[ "$ok" = 1 ] && { echo "$base"; return; }
+		base=$((base + 32))
+		[ "$base" -gt 60000 ] && base=20000
+	done
+	die "no free UDP ports for $nlinks links"
+}
+
+# MAC address of the NIC of VM INDEX (1=a, 2=b) on link LINK.
+vm_link_mac() {
+	printf '52:54:00:5e:%02x:%02x\n' "$2" "$1"
+}
+
+# qemu -netdev/-device arguments for VM INDEX (1 or 2) of a pair.
+vm_link_args() {
+	local index=$1 nlinks=$2 port_base=$3 link mine peer
+
+	for link in $(seq 1 "$nlinks"); do
+		if [ "$index" = 1 ]; then
+			mine=$((port_base + 2 * (link - 1)))
+			peer=$((mine + 1))
+		else
+			peer=$((port_base + 2 * (link - 1)))
+			mine=$((peer + 1))
+		fi
+		echo "-netdev socket,id=l$link,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$mine"
+		echo "-device virtio-net-pci,netdev=l$link,mac=$(vm_link_mac "$index" "$link")"
+	done
+}
+
+# Print the qemu command line (one argument per line) for a VM.
+#   vm_qemu_args NAME INDEX SHARE_DIR NLINKS PORT_BASE MODE CONSOLE
+# SHARE_DIR is the per-test rw dir (mounted at /stellar in the guest),
+# MODE is test|shell|idle, CONSOLE is a file for the serial log or
+# "stdio" for an interactive console.
+vm_qemu_args() {
+	local name=$1 index=$2 share=$3 nlinks=$4 port_base=$5 mode=$6
+	local console=$7 kver initrd cmdline
+
+	kver=$(vm_kernel_version)
+	initrd=$(vm_initramfs "$kver") || exit 2
+	cmdline="console=ttyS0 quiet loglevel=5 panic=-1 panic_on_warn=0"
+	cmdline="$cmdline hung_task_panic=0 softlockup_panic=0"
+	cmdline="$cmdline rdinit=/init stellarvm.repo=$REPO"
+	cmdline="$cmdline stellarvm.name=$name stellarvm.mode=$mode"
+	printf '%s\n' qemu-system-x86_64 -accel "$VM_ACCEL" -cpu max \
+		-m "$VM_MEM" -smp "$VM_SMP" -nodefaults -no-reboot \
+		-display none -vga none \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+		-append "$cmdline" \
+		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
+		-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=share,mount_tag=stellar
+	if [ "$console" = stdio ]; then
+		printf '%s\n' -serial mon:stdio
+	else
+		printf '%s\n' -serial "file:$console" -monitor none
+	fi
+	vm_link_args "$index" "$nlinks" "$port_base" | tr ' ' '\n'
+}
+
+# Start a VM in the background; its PID is appended to VM_PIDS.
+vm_start() {
+	local args
+
+	mapfile -t args < <(vm_qemu_args "$@")
+	[ "${#args[@]}" -gt 10 ] || die "could not build the qemu command line"
+	# The VM dies with the runner, even if the runner is SIGKILLed.
+	setpriv --pdeathsig KILL -- "${args[@]}" </dev/null \
+		>"$3/vm-$1/qemu.log" 2>&1 &
+	VM_PIDS+=($!)
+}
+
+# Kill every VM this shell started (used on timeout and from traps).
+vm_kill_all() {
+	local pid
+
+	for pid in "${VM_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	sleep 1
+	for pid in "${VM_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	VM_PIDS=()
+}
+
+# Wait for all VMs until DEADLINE (epoch seconds).  Returns 1 (after
+# killing them) if the deadline passed.
+vm_wait_all() {
+	local deadline=$1 pid alive
+
+	while :; do
+		alive=0
+		for pid in "${VM_PIDS[@]}"; do
+			kill -0 "$pid" 2>/dev/null && alive=1
+		done
+		[ "$alive" = 0 ] && break
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			vm_kill_all
+			return 1
+		fi
+		sleep 0.5
+	done
+	for pid in "${VM_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	VM_PIDS=()
+	return 0
+}
+
+# Print kernel-log lines of FILE... that match a bad pattern, each as
+# "file: line".
+klog_bad_lines() {
+	local args=() pattern
+
+	for pattern in "${KLOG_BAD_PATTERNS[@]}"; do
+		args+=(-e "$pattern")
+	done
+	grep -a -H -F "${args[@]}" "$@" 2>/dev/null
+}
+
+# Write the guest's config file for VM NAME (role) of a test.
+#   vm_write_config DIR NAME INDEX VMS LINKS TIMEOUT SCRIPT ARGS...
+vm_write_config() {
+	local dir=$1 name=$2 index=$3 vms=$4 links=$5 timeout=$6 script=$7
+
+	shift 7
+	{
+		printf 'STELLAR_ROLE=%q\n' "$name"
+		printf 'STELLAR_VM_INDEX=%q\n' "$index"
+		printf 'STELLAR_VMS=%q\n' "$vms"
+		printf 'STELLAR_LINKS=%q\n' "$links"
+		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
+		printf 'STELLAR_SCRIPT=%q\n' "$script"
+		printf 'STELLAR_ARGS=(%s)\n' "$(printf '%q ' "$@")"
+	} >"$dir/vm-$name/config.env"
+}

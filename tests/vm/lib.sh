@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Helpers for integration tests; sourced by tests/integration/*.sh:
+#
+#   . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+#
+# Sourced on the host (outside a test VM), it re-runs the calling test
+# through tests/vm/run-tests.sh, so every test file can be run alone.
+# Inside a VM the test runs as root with "set -eE -o pipefail"; any
+# failing command not tested by if/||/assert_fails fails the test.
+#
+# Environment set by the harness (tests/vm/guest-init.sh):
+#   STELLAR_REPO     repo path (same as on the host)
+#   STELLAR_ROLE     "a" or "b" (a single VM is "a")
+#   STELLAR_VMS      1 or 2;   STELLAR_LINKS: number of links a<->b
+#   STELLAR_OUT      this VM's results dir (host-visible, rw)
+#   STELLAR_SHARED   dir shared rw by both VMs (barriers, values)
+#
+# Link K (1..STELLAR_LINKS) is netdev eth(K-1) with 10.K.0.1/24 on VM a
+# and 10.K.0.2/24 on VM b (link_dev K, my_ip K, peer_ip K).
+
+if [ -z "${STELLAR_IN_VM:-}" ]; then
+	exec "$(dirname "${BASH_SOURCE[0]}")/run-tests.sh" --verbose \
+		"$(readlink -f "${BASH_SOURCE[1]:-$0}")"
+fi
+
+# Interactive shells (tests/vm/shell.sh) may source this too; they keep
+# going after a failing command.
+case $- in
+*i*) ;;
+*) set -eE -o pipefail ;;
+esac
+
+STELLAR_KO=${STELLAR_KO:-$STELLAR_REPO/kernel/virtio_stellar.ko}
+STELLAR_PROVIDER_DIR=${STELLAR_PROVIDER_DIR:-$STELLAR_REPO/providers/stellar}
+STELLAR_BARRIER_TIMEOUT=${STELLAR_BARRIER_TIMEOUT:-120}
+IBV_PROVIDER_LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
+IBV_DRIVER_CONFDIR=/etc/libibverbs.d
+
+_stellar_on_error() {
+	case $- in
+	*e*) echo "FAIL: command exited with $1 at line $2: $3" >&2 ;;
+	esac
+}
+trap '_stellar_on_error $? $LINENO "$BASH_COMMAND"' ERR
+
+log() {
+	echo "[$(date +%T) $STELLAR_ROLE] $*"
+}
+
+fail() {
+	trap - ERR
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# Only for tests whose header says skip=allowed; otherwise the runner
+# counts exit 77 as a failure.
+skip() {
+	trap - ERR
+	echo "SKIP: $*"
+	exit 77
+}
+
+assert_eq() {
+	local actual=$1 expected=$2 what=${3:-value}
+
+	[ "$actual" = "$expected" ] ||
+		fail "$what: expected '$expected', got '$actual'"
+}
+
+assert_contains() {
+	local haystack=$1 needle=$2 what=${3:-output}
+
+	case "$haystack" in
+	*"$needle"*) ;;
+	*) fail "$what does not contain '$needle':"$'\n'"$haystack" ;;
+	esac
+}
+
+assert_not_contains() {
+	local haystack=$1 needle=$2 what=${3:-output}
+
+	case "$haystack" in
+	*"$needle"*) fail "$what contains '$needle':"$'\n'"$haystack" ;;
+	esac
+}
+
+# Run CMD...; it must succeed.  Its output is kept in ASSERT_OUTPUT.
+assert_ok() {
+	local rc=0
+
+	ASSERT_OUTPUT=$("$@" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || fail "'$*' exited with $rc:"$'\n'"$ASSERT_OUTPUT"
+}
+
+# Run CMD...; it must exit non-zero.  Its output is kept in ASSERT_OUTPUT.
+assert_fails() {
+	local rc=0
+
+	ASSERT_OUTPUT=$("$@" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "'$*' succeeded but must fail:"$'\n'"$ASSERT_OUTPUT"
+	log "failed as expected ($rc): $* -> $(echo "$ASSERT_OUTPUT" | head -n 1)"
+}
+
+# Poll CMD... every 0.2 s until it succeeds; fail after SECONDS.
+wait_for() {
+	local seconds=$1 deadline
+
+	shift
+	deadline=$(($(date +%s) + seconds))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "timed out after ${seconds}s waiting for: $*"
+		sleep 0.2
+	done
+}
+
+# Kernel log lines printed since the last klog_mark.
+klog_mark() {
+	KLOG_MARK=$(dmesg | wc -l)
+}
+
+klog_since_mark() {
+	dmesg | tail -n +"$((${KLOG_MARK:-0} + 1))"
+}
+
+# --- topology ---------------------------------------------------------
+
+peer_role() {
+	case "$STELLAR_ROLE" in
+	a) echo b ;;
+	*) echo a ;;
+	esac
+}
+
+_vm_index() {
+	case "$1" in
+	a) echo 1 ;;
+	b) echo 2 ;;
+	*) fail "unknown role '$1'" ;;
+	esac
+}
+
+_check_link() {
+	local link=$1
+
+	[ "$STELLAR_VMS" = 2 ] || fail "no links: this test runs in one VM"
+	[ "$link" -ge 1 ] && [ "$link" -le "$STELLAR_LINKS" ] ||
+		fail "no link $link (links are 1..$STELLAR_LINKS)"
+}
+
+link_dev() {
+	_check_link "${1:-1}"
+	echo "eth$((${1:-1} - 1))"
+}
+
+my_ip() {
+	_check_link "${1:-1}"
+	echo "10.${1:-1}.0.$(_vm_index "$STELLAR_ROLE")"
+}
+
+peer_ip() {
+	_check_link "${1:-1}"
+	echo "10.${1:-1}.0.$(_vm_index "$(peer_role)")"
+}
+
+# --- rendezvous between the VMs ---------------------------------------
+
+_publish() {
+	local file=$1 value=$2
+
+	printf '%s' "$value" >"$file.tmp.$$"
+	mv -f "$file.tmp.$$" "$file"
+}
+
+# Fail if the peer VM has already finished its test.
+_check_peer_alive() {
+	local what=$1 done_file
+
+	done_file=/stellar/vm-$(peer_role)/exit_code
+	[ -f "$done_file" ] &&
+		fail "peer VM $(peer_role) finished (exit $(cat "$done_file")) while we waited for $what"
+	return 0
+}
+
+# barrier NAME [SECONDS]: wait until both VMs reached barrier NAME.
+# Barriers are numbered per VM, so both VMs must pass the same barriers
+# in the same order; a mismatch fails the test.  No-op with one VM.
+barrier() {
+	local name=$1 seconds=${2:-$STELLAR_BARRIER_TIMEOUT} seq deadline
+	local seq_file=/run/stellar/barrier_seq peer_file peer_name
+
+	[ "$STELLAR_VMS" = 2 ] || return 0
+	seq=$(($(cat "$seq_file" 2>/dev/null || echo 0) + 1))
+	echo "$seq" >"$seq_file"
+	_publish "$STELLAR_SHARED/barrier.$seq.$STELLAR_ROLE" "$name"
+	peer_file=$STELLAR_SHARED/barrier.$seq.$(peer_role)
+	deadline=$(($(date +%s) + seconds))
+	while [ ! -f "$peer_file" ]; do
+		_check_peer_alive "barrier $name"
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "barrier $name: peer did not arrive within ${seconds}s"
+		sleep 0.1
+	done
+	peer_name=$(cat "$peer_file")
+	[ "$peer_name" = "$name" ] ||
+		fail "barrier #$seq: we are at '$name', peer at '$peer_name'"
+}
+
+# put_val KEY VALUE: publish a value for the peer VM.
+put_val() {
+	case "$1" in
+	'' | */* | .*) fail "put_val: bad key '$1'" ;;
+	esac
+	_publish "$STELLAR_SHARED/val.$STELLAR_ROLE.$1" "$2"
+}
+
+# get_val KEY [SECONDS]: print the value the peer published under KEY
+# (with one VM: our own), waiting for it.
+get_val() {
+	local key=$1 seconds=${2:-$STELLAR_BARRIER_TIMEOUT} role file deadline
+
+	role=$(peer_role)
+	[ "$STELLAR_VMS" = 2 ] || role=$STELLAR_ROLE
+	file=$STELLAR_SHARED/val.$role.$key
+	deadline=$(($(date +%s) + seconds))
+	while [ ! -f "$file" ]; do
+		[ "$STELLAR_VMS" = 2 ] || fail "get_val $key: never set"
+		_check_peer_alive "value $key"
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "get_val $key: peer did not publish it within ${seconds}s"
+		sleep 0.1
+	done
+	cat "$file"
+}
+
+# --- the module under test --------------------------------------------
+
+# Install the rdma-core provider into the guest's (overlay) root.
+stellar_install_provider() {
+	local so=$STELLAR_PROVIDER_DIR/libstellar-rdmav34.so
+	local driver=$STELLAR_PROVIDER_DIR/stellar.driver
+
+	[ -f "$so" ] || fail "provider not built: $so (run make)"
+	[ -f "$driver" ] || fail "provider driver file missing: $driver"
+	install -m 0644 "$so" "$IBV_PROVIDER_LIBDIR/"
+	install -m 0644 "$driver" "$IBV_DRIVER_CONFDIR/"
+}
+
+# Load the RDMA core modules and the kernel dependencies of the .ko.
+stellar_load_deps() {
+	local dep
+
+	[ -f "$STELLAR_KO" ] || fail "kernel module not built: $STELLAR_KO (run make)"
+	modprobe -a ib_core ib_uverbs rdma_ucm
+	for dep in $(modinfo -F depends "$STELLAR_KO" | tr ',' ' '); do
+		modprobe "$dep"
+	done
+}
+
+# stellar_load [--kernel-only] [PARAM=VALUE...]: insmod virtio_stellar
+# (with module parameters) and, unless --kernel-only, install the
+# provider.
+stellar_load() {
+	local kernel_only=0
+
+	if [ "${1:-}" = --kernel-only ]; then
+		kernel_only=1
+		shift
+	fi
+	stellar_load_deps
+	insmod "$STELLAR_KO" "$@" || fail "insmod $STELLAR_KO $* failed"
+	[ "$kernel_only" = 1 ] || stellar_install_provider
+	log "loaded virtio_stellar $*"
+}
+
+stellar_loaded() {
+	[ -d /sys/module/virtio_stellar ]
+}
+
+stellar_unload() {
+	stellar_loaded || return 0
+	rmmod virtio_stellar || fail "rmmod virtio_stellar failed"
+	! stellar_loaded || fail "virtio_stellar still loaded after rmmod"
+	log "unloaded virtio_stellar"
+}
+
+# --- small network helpers ----------------------------------------------
+
+# ipv6_link_local DEV: the (non-tentative) fe80:: address of DEV.
+ipv6_link_local() {
+	ip -6 -o addr show dev "$1" scope link -tentative |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+
+# has_ipv6_link_local DEV: DEV has a usable fe80:: address.
+has_ipv6_link_local() {
+	[ -n "$(ipv6_link_local "$1")" ]
+}
+
+# --- RDMA helpers --------------------------------------------------------
+
+# rdma_link_gone DEV: "rdma link show" does not list DEV.
+rdma_link_gone() {
+	[ -z "$(rdma_link_line "$1")" ]
+}
+
+# ib_port_state_is DEV STATE: ibv_devinfo shows port 1 of DEV in STATE
+# (PORT_ACTIVE, PORT_DOWN, ...).
+ib_port_state_is() {
+	ibv_devinfo -d "$1" 2>/dev/null | grep -qE "^[[:space:]]+state:[[:space:]]+$2 "
+}
+
+# ib_has_gid DEV GID: ibv_devinfo -v lists GID (as printed by inet_ntop)
+# as a RoCE v2 GID of DEV.
+ib_has_gid() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		grep -qF -- "$(printf ':\t\t%s, RoCE v2' "$2")"
+}
+
+# ibv_lists DEV: ibv_devices lists DEV.
+ibv_lists() {
+	ibv_devices 2>/dev/null | awk '{ print $1 }' | grep -qx -- "$1"
+}
+
+# rdma_link_line DEV: the "rdma link show" line of DEV (empty if none).
+rdma_link_line() {
+	rdma link show | grep -E "^link $1/[0-9]+ " || true
+}
+
+# veth_pair DEV0 DEV1 [ADDR0/PREFIX ADDR1/PREFIX]: create a veth pair in
+# the current namespace, bring both ends up, optionally address them.
+veth_pair() {
+	ip link add "$1" type veth peer name "$2"
+	[ -z "${3:-}" ] || ip addr add "$3" dev "$1"
+	[ -z "${4:-}" ] || ip addr add "$4" dev "$2"
+	ip link set "$1" up
+	ip link set "$2" up
+}

@@ -1,0 +1,263 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Run integration tests in QEMU VMs.
+#
+#   tests/vm/run-tests.sh [options] [NAME|PATH ...] [-- SCRIPT-ARGS...]
+#
+# NAME is a test in tests/integration (with or without .sh); PATH is any
+# test script (it may live outside the repo).  Without tests, runs every
+# tests/integration/*.sh.  A test's topology comes from its header line
+#   # stellar-test: vms=1|2 links=N timeout=SECONDS [skip=allowed]
+# and can be overridden with the options below.
+#
+# Options:
+#   --vms N        number of VMs (1, or 2 = "a" and "b")
+#   --links N      links between the two VMs (default 1 when vms=2)
+#   --timeout S    test timeout in seconds (guest side; default 300)
+#   --results DIR  where logs go (default tests/vm/.build/results/<stamp>)
+#   -v, --verbose  stream the guests' test output while it runs
+#   -q, --quiet    do not print the test output of passing tests (default)
+#
+# Per test the results dir holds vm-<role>/{output.log,exit_code,status,
+# kernel.log,serial.log,qemu.log} and shared/ (barriers and values).
+# Prints "PASS name (Ns)" or "FAIL name: reason" per test and finally
+# "N passed, N failed"; exits 1 if any test failed, 2 on usage errors.
+
+set -u
+
+# shellcheck source=tests/vm/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+OPT_VMS='' OPT_LINKS='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
+TAIL_PIDS=()
+N_PASS=0 N_FAIL=0 N_SKIP=0
+
+usage() {
+	sed -n '6,27p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+cleanup() {
+	local pid
+
+	vm_kill_all
+	for pid in "${TAIL_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+}
+
+# Path of the script for a test NAME or PATH argument.
+resolve_test() {
+	local arg=$1
+
+	if [ -f "$arg" ]; then
+		readlink -f "$arg"
+	elif [ -f "$REPO/tests/integration/$arg" ]; then
+		echo "$REPO/tests/integration/$arg"
+	elif [ -f "$REPO/tests/integration/$arg.sh" ]; then
+		echo "$REPO/tests/integration/$arg.sh"
+	else
+		die "no such test: $arg"
+	fi
+}
+
+# Value of KEY in the test's "# stellar-test:" header, or DEFAULT.
+header_value() {
+	local script=$1 key=$2 default=$3 line word
+
+	line=$(grep -m 1 '^# stellar-test:' "$script")
+	for word in ${line#*:}; do
+		case "$word" in
+		"$key="*) echo "${word#*=}"; return ;;
+		esac
+	done
+	echo "$default"
+}
+
+is_number() {
+	case "$1" in '' | *[!0-9]*) return 1 ;; esac
+}
+
+# Stream a guest's test output to stdout, prefixed when there are 2 VMs.
+follow_output() {
+	local file=$1 prefix=$2
+
+	tail -n +1 -F "$file" 2>/dev/null | sed -u "s/^/$prefix/" &
+	TAIL_PIDS+=($!)
+}
+
+stop_following() {
+	local pid
+
+	sleep 0.5
+	for pid in "${TAIL_PIDS[@]}"; do
+		pkill -P "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	TAIL_PIDS=()
+}
+
+# Why VM ROLE's run failed (empty if it passed or skipped as allowed).
+vm_verdict() {
+	local dir=$1 role=$2 timeout=$3 killed=$4 allow_skip=$5 rc status
+
+	if [ ! -f "$dir/exit_code" ]; then
+		if [ "$killed" = 1 ]; then
+			echo "VM $role hung: killed by the host after $((timeout + BOOT_SLACK))s"
+		else
+			echo "VM $role stopped without an exit code (kernel panic or boot failure? see $dir/serial.log)"
+		fi
+		return
+	fi
+	rc=$(cat "$dir/exit_code")
+	status=$(cat "$dir/status" 2>/dev/null)
+	if [ "$status" = timeout ]; then
+		echo "test timed out after ${timeout}s in VM $role"
+	elif [ "$rc" = 77 ] && [ "$allow_skip" = allowed ]; then
+		return
+	elif [ "$rc" = 77 ]; then
+		echo "test skipped in VM $role but its header does not allow skipping: $(grep -a '^SKIP' "$dir/output.log" | tail -n 1)"
+	elif [ "$rc" != 0 ]; then
+		echo "test exited with $rc in VM $role"
+	fi
+}
+
+show_failure_details() {
+	local testdir=$1 roles=$2 role dir
+
+	for role in $roles; do
+		dir=$testdir/vm-$role
+		echo "---- vm $role: last lines of $dir/output.log"
+		tail -n 30 "$dir/output.log" 2>/dev/null | sed 's/^/    /'
+		echo "---- vm $role: last lines of $dir/kernel.log"
+		tail -n 15 "$dir/kernel.log" 2>/dev/null | sed 's/^/    /'
+		if [ ! -f "$dir/exit_code" ]; then
+			echo "---- vm $role: last lines of $dir/serial.log"
+			tail -n 30 "$dir/serial.log" 2>/dev/null | sed 's/^/    /'
+			[ -s "$dir/qemu.log" ] && sed 's/^/    qemu: /' "$dir/qemu.log"
+		fi
+	done
+}
+
+# Run one test script; prints its PASS/FAIL line.
+run_one() {
+	local script=$1 name vms links timeout allow_skip testdir roles role
+	local index port_base=0 start killed=0 reasons=() bad verdict elapsed
+	local skipped
+
+	name=$(basename "$script" .sh)
+	vms=${OPT_VMS:-$(header_value "$script" vms 1)}
+	links=${OPT_LINKS:-$(header_value "$script" links "$([ "$vms" = 2 ] && echo 1 || echo 0)")}
+	timeout=${OPT_TIMEOUT:-$(header_value "$script" timeout 300)}
+	allow_skip=$(header_value "$script" skip no)
+	is_number "$vms" && is_number "$links" && is_number "$timeout" ||
+		die "$name: bad stellar-test header"
+	case "$vms" in
+	1) roles="a"; links=0 ;;
+	2) roles="a b" ;;
+	*) die "$name: vms must be 1 or 2" ;;
+	esac
+
+	testdir=$RESULTS/$name
+	[ -e "$testdir" ] && testdir=$(mktemp -d "$RESULTS/$name.XXXX")
+	mkdir -p "$testdir/shared"
+	[ "$links" -gt 0 ] && port_base=$(vm_port_base "$links")
+	start=$(date +%s)
+	index=1
+	for role in $roles; do
+		mkdir -p "$testdir/vm-$role"
+		: >"$testdir/vm-$role/output.log"
+		vm_write_config "$testdir" "$role" "$index" "$vms" "$links" \
+			"$timeout" "$script" "${SCRIPT_ARGS[@]}"
+		vm_start "$role" "$index" "$testdir" "$links" "$port_base" test \
+			"$testdir/vm-$role/serial.log"
+		if [ "$VERBOSE" = 1 ]; then
+			follow_output "$testdir/vm-$role/output.log" \
+				"$([ "$vms" = 2 ] && echo "[$role] ")"
+		fi
+		index=$((index + 1))
+	done
+	vm_wait_all $((start + timeout + BOOT_SLACK)) || killed=1
+	elapsed=$(($(date +%s) - start))
+	[ "$VERBOSE" = 1 ] && stop_following
+
+	skipped=0
+	for role in $roles; do
+		verdict=$(vm_verdict "$testdir/vm-$role" "$role" "$timeout" \
+			"$killed" "$allow_skip")
+		[ -n "$verdict" ] && reasons+=("$verdict")
+		[ "$(cat "$testdir/vm-$role/exit_code" 2>/dev/null)" = 77 ] && skipped=1
+	done
+	bad=$(cd "$testdir" && klog_bad_lines vm-*/kernel.log vm-*/serial.log)
+	[ -n "$bad" ] && reasons+=("kernel log has $(echo "$bad" | wc -l) bad line(s)")
+
+	if [ "${#reasons[@]}" -gt 0 ]; then
+		N_FAIL=$((N_FAIL + 1))
+		echo "FAIL $name: $(printf '%s; ' "${reasons[@]}" | sed 's/; $//')"
+		[ -n "$bad" ] && echo "$bad" | head -n 40 | sed 's/^/    klog /'
+		show_failure_details "$testdir" "$roles"
+	elif [ "$skipped" = 1 ]; then
+		N_SKIP=$((N_SKIP + 1))
+		echo "SKIP $name: $(grep -ah '^SKIP' "$testdir"/vm-*/output.log | head -n 1)"
+	else
+		N_PASS=$((N_PASS + 1))
+		echo "PASS $name (${elapsed}s)"
+	fi
+	return 0
+}
+
+parse_args() {
+	local script
+
+	TESTS=()
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--vms) OPT_VMS=$2; shift ;;
+		--links) OPT_LINKS=$2; shift ;;
+		--timeout) OPT_TIMEOUT=$2; shift ;;
+		--results) RESULTS=$2; shift ;;
+		-v | --verbose) VERBOSE=1 ;;
+		-q | --quiet) VERBOSE=0 ;;
+		-h | --help) usage ;;
+		--) shift; SCRIPT_ARGS=("$@"); break ;;
+		-*) echo "unknown option: $1" >&2; usage ;;
+		*)
+			script=$(resolve_test "$1") || exit 2
+			TESTS+=("$script")
+			;;
+		esac
+		shift
+	done
+	if [ "${#TESTS[@]}" = 0 ]; then
+		TESTS=("$REPO"/tests/integration/*.sh)
+		[ -f "${TESTS[0]}" ] || die "no tests in $REPO/tests/integration"
+	fi
+}
+
+main() {
+	local script summary
+
+	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+	parse_args "$@"
+	RESULTS=${RESULTS:-$VM_BUILD/results/$(date +%Y%m%d-%H%M%S)-$$}
+	mkdir -p "$RESULTS"
+	RESULTS=$(cd "$RESULTS" && pwd -P)
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	vm_initramfs "$(vm_kernel_version)" >/dev/null || exit 2
+	echo "results: $RESULTS"
+	for script in "${TESTS[@]}"; do
+		run_one "$script"
+	done
+	summary="$N_PASS passed, $N_FAIL failed"
+	[ "$N_SKIP" -gt 0 ] && summary="$summary, $N_SKIP skipped"
+	echo "$summary"
+	[ "$N_FAIL" = 0 ]
+}
+
+main "$@"

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Self-test of the VM harness: runs throw-away tests (written to a temp
+# dir, never committed) through run-tests.sh and checks that each bad
+# outcome is reported as a failure and a good one as a pass:
+#   a kernel WARNING, a non-zero exit, a guest-side timeout, a kernel
+#   panic, an unallowed skip, one failing VM of a pair, a hung VM killed
+#   by the host; plus a passing test and an allowed skip, and that no
+#   qemu outlives a runner, even one killed with SIGKILL.
+# Prints one PASS/FAIL line per check and "N passed, N failed".
+
+set -u
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+WORK=$(mktemp -d /tmp/stellar-selftest.XXXXXX)
+RESULTS=$VM_DIR/.build/results/selftest-$(date +%Y%m%d-%H%M%S)-$$
+N_PASS=0 N_FAIL=0
+
+trap 'rm -rf "$WORK"' EXIT
+
+# make_test NAME HEADER BODY: write a test script into $WORK.
+make_test() {
+	{
+		echo '#!/bin/bash'
+		echo "# stellar-test: $2"
+		echo ". \"\$STELLAR_REPO/tests/vm/lib.sh\""
+		echo "$3"
+	} >"$WORK/$1.sh"
+}
+
+# check WHAT PATTERN: the runner's output must contain PATTERN (grep -E).
+check() {
+	if grep -qE -- "$2" "$WORK/out"; then
+		echo "PASS $1"
+		N_PASS=$((N_PASS + 1))
+	else
+		echo "FAIL $1: no line matching '$2' in the runner output"
+		N_FAIL=$((N_FAIL + 1))
+	fi
+}
+
+check_rc() {
+	if [ "$2" = "$3" ]; then
+		echo "PASS $1"
+		N_PASS=$((N_PASS + 1))
+	else
+		echo "FAIL $1: runner exited $2, expected $3"
+		N_FAIL=$((N_FAIL + 1))
+	fi
+}
+
+make_test good 'vms=1 timeout=60' 'log fine'
+make_test warn 'vms=1 timeout=60' "echo 'WARNING: test' >/dev/kmsg"
+make_test exit1 'vms=1 timeout=60' 'false'
+make_test slow 'vms=1 timeout=5' 'sleep 60'
+make_test panic 'vms=1 timeout=60' 'echo c >/proc/sysrq-trigger; sleep 30'
+make_test noskip 'vms=1 timeout=60' 'skip "not allowed here"'
+make_test okskip 'vms=1 timeout=60 skip=allowed' 'skip "allowed here"'
+make_test pairfail 'vms=2 links=1 timeout=60' \
+	'barrier start; [ "$STELLAR_ROLE" = a ] || fail "b fails on purpose"'
+
+"$VM_DIR/run-tests.sh" --results "$RESULTS/main" "$WORK"/{good,warn,exit1,slow,panic,noskip,okskip,pairfail}.sh \
+	>"$WORK/out" 2>&1
+rc=$?
+cat "$WORK/out"
+echo "----"
+check "passing test passes" '^PASS good \([0-9]+s\)$'
+check "kernel WARNING fails the test" '^FAIL warn: kernel log has'
+check "WARNING line is printed" "klog vm-a/kernel.log:.*WARNING: test"
+check "non-zero exit fails" '^FAIL exit1: test exited with 1 in VM a'
+check "guest timeout fails" '^FAIL slow: test timed out after 5s'
+check "kernel panic fails" '^FAIL panic: VM a stopped without an exit code.*kernel log has'
+check "unallowed skip fails" '^FAIL noskip: test skipped in VM a but'
+check "allowed skip is counted" '^SKIP okskip'
+check "one failing VM of a pair fails" '^FAIL pairfail: test exited with 1 in VM b'
+check "summary line" '^1 passed, 6 failed, 1 skipped$'
+check_rc "runner exits 1 on failures" "$rc" 1
+
+# A VM that does not finish in time is killed by the host.
+make_test hang 'vms=1 timeout=2' 'sleep 60'
+STELLAR_BOOT_SLACK=1 "$VM_DIR/run-tests.sh" --results "$RESULTS/hang" "$WORK/hang.sh" >"$WORK/out" 2>&1
+rc=$?
+cat "$WORK/out"
+echo "----"
+check "hung VM is killed by the host" '^FAIL hang: VM a hung: killed by the host after 3s'
+check_rc "runner exits 1 on a hang" "$rc" 1
+
+# A runner killed with SIGKILL takes its VMs with it.
+"$VM_DIR/run-tests.sh" --results "$RESULTS/killed" "$WORK/slow.sh" >/dev/null 2>&1 &
+runner=$!
+sleep 3
+pgrep -f -- "$RESULTS/killed" >/dev/null || echo "note: no VM seen before the kill"
+kill -KILL "$runner"
+wait "$runner" 2>/dev/null
+sleep 2
+if pgrep -f -- "$RESULTS" >/dev/null; then
+	echo "FAIL no qemu left behind: $(pgrep -af -- "$RESULTS")"
+	N_FAIL=$((N_FAIL + 1))
+	# Only our own leftovers: their command lines hold our unique results path.
+	pgrep -f -- "$RESULTS" | xargs -r kill -KILL
+else
+	echo "PASS no qemu left behind"
+	N_PASS=$((N_PASS + 1))
+fi
+
+echo "$N_PASS passed, $N_FAIL failed"
+[ "$N_FAIL" = 0 ]
