@@ -7,7 +7,9 @@
 #ifndef STELLAR_H
 #define STELLAR_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
@@ -17,6 +19,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "stellar-abi.h"
+#include "stellar_queue.h"
 #include "stellar-netlink.h"
 
 #define STELLAR_DRV_NAME		"virtio_stellar"
@@ -37,6 +40,7 @@
 #define STELLAR_MAX_SRQ			0x4000
 #define STELLAR_MAX_SRQ_WR		0x4000
 #define STELLAR_MAX_INLINE_DATA		256
+#define STELLAR_MAX_FAST_REG_PAGES	512
 #define STELLAR_MAX_RD_ATOM		128
 #define STELLAR_MAX_MR_SIZE		(1ULL << 46)
 #define STELLAR_MAX_MSG_SIZE		0x80000000U
@@ -92,9 +96,15 @@ struct stellar_udp;
  * @counters: per-CPU packet counters
  * @qps: QPN to struct stellar_qp
  * @mrs: MR index (key >> 8) to struct stellar_mr
+ * @ahs: AH handle to struct stellar_ah
+ * @srqs: SRQ number to struct stellar_srq
+ * @atomic_lock: makes remote atomic operations atomic with each other
  * @next_qpn: cursor for cyclic QPN allocation
  * @pd_serial: source of PD numbers (informational only)
  * @last_port_state: port state last reported with an event
+ * @db_thread: doorbell poller (stellar_doorbell.c)
+ * @db_wait: where the idle poller sleeps
+ * @db_wake: a system-call doorbell asked the poller to resume
  * @proc_dir: /proc/stellar/<name>, named at registration
  * @proc_name: the name @proc_dir was created with
  */
@@ -107,9 +117,15 @@ struct stellar_dev {
 	struct stellar_counters __percpu *counters;
 	struct xarray qps;
 	struct xarray mrs;
+	struct xarray ahs;
+	struct xarray srqs;
+	spinlock_t atomic_lock;		/* remote atomics */
 	u32 next_qpn;
 	atomic_t pd_serial;
 	int last_port_state;
+	struct task_struct *db_thread;
+	wait_queue_head_t db_wait;
+	bool db_wake;
 	struct proc_dir_entry *proc_dir;
 	char proc_name[IB_DEVICE_NAME_MAX];
 };
@@ -124,91 +140,164 @@ struct stellar_pd {
 };
 
 /**
- * struct stellar_cq - completion queue
+ * struct stellar_cq - completion queue, a ring of struct stellar_cqe
  * @ibcq: core object
- * @lock: protects the ring and @notify
- * @wc: ring of @size completions
- * @size: ring capacity (power of two is not required)
- * @head: next entry to poll
- * @count: entries in the ring
+ * @queue: the ring; the kernel produces, the consumer (kernel ULP or
+ *	   process) consumes
+ * @producer: the kernel's producer counter (authoritative copy)
  * @notify: armed notification (IB_CQ_SOLICITED or IB_CQ_NEXT_COMP), 0 if not
  * @overflowed: set once a completion was lost because the ring was full
+ * @is_user: the ring is mapped into a process
  */
 struct stellar_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;		/* ring and arming state */
-	struct ib_wc *wc;
-	u32 size;
-	u32 head;
-	u32 count;
+	struct stellar_queue queue;
+	u32 producer;
 	u32 notify;
 	bool overflowed;
+	bool is_user;
 };
 
 /**
- * struct stellar_rwqe - a posted receive work request
+ * struct stellar_recv_wqe - a receive work request, copied out of its ring
  * @wr_id: the consumer's cookie
  * @num_sge: entries used in @sge
  * @sge: scatter list
  */
-struct stellar_rwqe {
+struct stellar_recv_wqe {
 	u64 wr_id;
 	u32 num_sge;
-	struct ib_sge sge[];
+	struct stellar_sge sge[STELLAR_MAX_SGE];
 };
 
 /**
- * struct stellar_wq - a ring of receive work requests
- * @lock: protects the ring
- * @buf: @size slots of @stride bytes
- * @size: slots
- * @stride: bytes per slot
- * @head: oldest posted request
- * @count: posted requests
+ * struct stellar_srq - shared receive queue
+ * @ibsrq: core object
+ * @rq: ring of struct stellar_rq_wqe
+ * @consumer: the kernel's consumer counter
  * @max_sge: scatter entries per request
+ * @limit: armed SRQ limit (0: not armed)
+ * @srq_num: number reported to the process
+ * @is_user: the ring is mapped into a process
  */
-struct stellar_wq {
-	spinlock_t lock;		/* ring indices and slots */
-	void *buf;
-	u32 size;
-	u32 stride;
-	u32 head;
-	u32 count;
+struct stellar_srq {
+	struct ib_srq ibsrq;
+	struct stellar_queue rq;
+	u32 consumer;
 	u32 max_sge;
+	u32 limit;
+	u32 srq_num;
+	bool is_user;
 };
+
+/**
+ * struct stellar_av - where packets go: what the transmit path needs
+ * @sgid: source GID (IPv4-mapped or IPv6 address)
+ * @dgid: destination GID
+ * @dmac: destination MAC
+ * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @hop_limit: IP TTL / hop limit
+ * @traffic_class: IP DSCP/ECN byte
+ * @flow_label: IPv6 flow label
+ * @valid: filled from an address handle or QP path
+ */
+struct stellar_av {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u8 dmac[ETH_ALEN];
+	u8 network_type;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	bool valid;
+};
+
+/**
+ * struct stellar_ah - address handle
+ * @ibah: core object
+ * @av: the resolved address
+ * @handle: number in the device's AH table (user WQEs name AHs by it)
+ */
+struct stellar_ah {
+	struct ib_ah ibah;
+	struct stellar_av av;
+	u32 handle;
+};
+
+struct stellar_qp_xport;
 
 /**
  * struct stellar_qp - queue pair
  * @ibqp: core object
  * @state_lock: serialises modify_qp and reads of @attr
  * @attr: current attributes (state, PSNs, path)
- * @rq: receive queue (unused with an SRQ)
- * @sq_size: send queue depth granted at creation
+ * @av: the path of a connected QP (from IB_QP_AV)
+ * @sq: send ring of struct stellar_sq_wqe + SGEs/inline data
+ * @sq_consumer: oldest send WQE not yet completed (kernel's copy)
+ * @sq_max_sge: SGEs per send WQE
+ * @sq_max_inline: inline bytes per send WQE
+ * @rq: receive ring (unused with an SRQ)
+ * @rq_consumer: next receive WQE to take (kernel's copy)
+ * @rq_max_sge: SGEs per receive WQE
+ * @srq: shared receive queue or NULL
  * @sq_sig_all: every send request completes
+ * @is_user: the rings are mapped into a process
+ * @xport: transport state (requester, responder, completer)
+ * @db_seen: send producer counter the doorbell poller saw last
+ * @ref: references from packet processing; the QP is freed at zero
+ * @released: completed when @ref drops to zero
  */
 struct stellar_qp {
 	struct ib_qp ibqp;
 	struct mutex state_lock;	/* @attr */
 	struct ib_qp_attr attr;
-	struct stellar_wq rq;
-	u32 sq_size;
+	struct stellar_av av;
+	struct stellar_queue sq;
+	u32 sq_consumer;
+	u32 sq_max_sge;
+	u32 sq_max_inline;
+	struct stellar_queue rq;
+	u32 rq_consumer;
+	u32 rq_max_sge;
+	struct stellar_srq *srq;
 	bool sq_sig_all;
+	bool is_user;
+	struct stellar_qp_xport *xport;
+	u32 db_seen;
+	refcount_t ref;
+	struct completion released;
 };
 
 /**
  * struct stellar_mr - memory region
  * @ibmr: core object
  * @umem: pinned user memory, NULL for DMA and fast-registration MRs
+ * @pages: fast-registration page list (kernel virtual addresses)
+ * @npages: entries used in @pages
+ * @max_pages: capacity of @pages
  * @access: IB_ACCESS_* flags
  * @iova: first virtual address the region answers to
  * @length: bytes
+ * @is_dma: kernel DMA MR: addresses are kernel virtual addresses
+ * @valid: the key may be used (fast registration MRs: registered)
+ * @page_list: pages of @umem, in order, for random access
+ * @ref: references held by copies in progress
+ * @released: completed when @ref drops to zero
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	u64 *pages;
+	u32 npages;
+	u32 max_pages;
 	int access;
 	u64 iova;
 	u64 length;
+	bool is_dma;
+	bool valid;
+	struct page **page_list;
+	refcount_t ref;
+	struct completion released;
 };
 
 static inline struct stellar_dev *to_sdev(struct ib_device *ibdev)
@@ -236,6 +325,16 @@ static inline struct stellar_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct stellar_mr, ibmr);
 }
 
+static inline struct stellar_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct stellar_srq, ibsrq);
+}
+
+static inline struct stellar_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct stellar_ah, ibah);
+}
+
 static inline void stellar_count(struct stellar_dev *sdev,
 				 enum stellar_genl_stat stat, u64 n)
 {
@@ -260,14 +359,16 @@ enum ib_port_state stellar_port_state(struct stellar_dev *sdev);
 /* stellar_verbs.c */
 extern const struct ib_device_ops stellar_dev_ops;
 
+/* stellar_queue.c */
+int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void stellar_mmap_free(struct rdma_user_mmap_entry *rdma);
+
 /* stellar_cq.c */
 int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int stellar_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int stellar_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int stellar_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void stellar_cq_complete(struct stellar_cq *cq, const struct ib_wc *wc,
-			 bool solicited);
 
 /* stellar_qp.c */
 int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -282,10 +383,38 @@ int stellar_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int stellar_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 
+/* stellar_srq.c */
+int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int stellar_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int stellar_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int stellar_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+int stellar_post_recv_wqe(struct stellar_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr);
+int stellar_take_recv_wqe(struct stellar_queue *q, u32 *consumer,
+			  u32 max_sge, struct stellar_recv_wqe *wqe);
+int stellar_take_recv_wr_id(struct stellar_queue *q, u32 *consumer,
+			    u64 *wr_id);
+int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe);
+
+/* stellar_ah.c */
+int stellar_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int stellar_destroy_ah(struct ib_ah *ibah, u32 flags);
+int stellar_av_from_ah_attr(const struct rdma_ah_attr *attr,
+			    struct stellar_av *av);
+
 /* stellar_mr.c */
 struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *stellar_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int stellar_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
 int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* stellar_net.c */
@@ -293,6 +422,11 @@ int stellar_net_init(void);
 void stellar_net_exit(void);
 struct stellar_udp *stellar_udp_get(struct net *net);
 void stellar_udp_put(struct stellar_udp *udp);
+
+/* stellar_doorbell.c */
+int stellar_db_start(struct stellar_dev *sdev, const char *name);
+void stellar_db_stop(struct stellar_dev *sdev);
+void stellar_db_wake(struct stellar_dev *sdev);
 
 /* stellar_proc.c */
 int stellar_proc_init(void);

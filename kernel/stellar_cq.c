@@ -2,34 +2,51 @@
 /*
  * virtio-stellar: completion queues.
  *
+ * A CQ is a ring of struct stellar_cqe.  The kernel is always the
+ * producer; the consumer is the process (user CQs, polled without a
+ * system call) or stellar_poll_cq() for kernel consumers.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
-#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
 {
 	struct stellar_cq *cq = to_scq(ibcq);
+	struct stellar_create_cq_resp resp = {};
+	int ret;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > STELLAR_MAX_CQE)
 		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
 
-	cq->wc = kvcalloc(attr->cqe, sizeof(*cq->wc), GFP_KERNEL);
-	if (!cq->wc)
-		return -ENOMEM;
-	spin_lock_init(&cq->lock);
-	cq->size = attr->cqe;
-	ibcq->cqe = attr->cqe;
+	/* One slot more than asked: the ring holds num_entries entries. */
+	ret = stellar_queue_init(&cq->queue, udata, attr->cqe,
+				 sizeof(struct stellar_cqe), &resp.cq);
+	if (ret)
+		return ret;
+	cq->is_user = udata;
+	ibcq->cqe = cq->queue.num_entries;
+	if (udata) {
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret) {
+			stellar_queue_free(&cq->queue);
+			return ret;
+		}
+	}
 	return 0;
 }
 
 int stellar_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	kvfree(to_scq(ibcq)->wc);
+	stellar_queue_free(&to_scq(ibcq)->queue);
 	return 0;
 }
 
@@ -45,10 +62,28 @@ static void stellar_cq_overflow(struct stellar_cq *cq)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
 
+/* Entries the consumer has not taken; a corrupt counter reads as full. */
+static u32 stellar_cq_used(struct stellar_cq *cq)
+{
+	u32 used = cq->producer - stellar_queue_consumer(&cq->queue);
+
+	return used <= cq->queue.num_entries ? used : cq->queue.num_entries;
+}
+
+static bool stellar_cq_should_signal(struct stellar_cq *cq, bool solicited)
+{
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+		cq->notify = 0;
+		return true;
+	}
+	return false;
+}
+
 /**
- * stellar_cq_complete() - add a completion and signal the consumer
+ * stellar_cq_post() - add a completion to a CQ and signal its consumer
  * @cq: the completion queue
- * @wc: the completion; copied
+ * @cqe: the completion
  * @solicited: the completion is for a message with the solicited event bit
  *
  * A full queue is a consumer error: the completion is lost and the CQ
@@ -56,26 +91,26 @@ static void stellar_cq_overflow(struct stellar_cq *cq)
  *
  * Context: any; takes the CQ lock with interrupts disabled.
  */
-void stellar_cq_complete(struct stellar_cq *cq, const struct ib_wc *wc,
-			 bool solicited)
+void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
+		     bool solicited)
 {
 	bool signal = false, overflow = false;
 	unsigned long flags;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->count == cq->size) {
+	if (cq->is_user)
+		cqe->reserved1 = 0;
+	spin_lock_irqsave(&cq->queue.lock, flags);
+	if (stellar_cq_used(cq) == cq->queue.num_entries) {
 		overflow = !cq->overflowed;
 		cq->overflowed = true;
 	} else {
-		cq->wc[(cq->head + cq->count) % cq->size] = *wc;
-		cq->count++;
-		if (cq->notify == IB_CQ_NEXT_COMP ||
-		    (cq->notify == IB_CQ_SOLICITED && solicited)) {
-			cq->notify = 0;
-			signal = true;
-		}
+		memcpy(stellar_queue_entry(&cq->queue, cq->producer), cqe,
+		       sizeof(*cqe));
+		cq->producer++;
+		stellar_queue_set_producer(&cq->queue, cq->producer);
+		signal = stellar_cq_should_signal(cq, solicited);
 	}
-	spin_unlock_irqrestore(&cq->lock, flags);
+	spin_unlock_irqrestore(&cq->queue.lock, flags);
 
 	if (overflow)
 		stellar_cq_overflow(cq);
@@ -83,19 +118,50 @@ void stellar_cq_complete(struct stellar_cq *cq, const struct ib_wc *wc,
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
+static void stellar_cqe_to_wc(const struct stellar_cqe *cqe, struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp = (struct ib_qp *)(uintptr_t)cqe->reserved1;
+	wc->src_qp = cqe->src_qp;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->port_num = cqe->port_num;
+	if (cqe->wc_flags & STELLAR_CQE_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (cqe->wc_flags & STELLAR_CQE_WITH_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->imm_data;
+	}
+	if (cqe->wc_flags & STELLAR_CQE_WITH_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = be32_to_cpu(cqe->imm_data);
+	}
+}
+
+/* Kernel consumers only: user CQs are polled in the provider. */
 int stellar_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct stellar_cq *cq = to_scq(ibcq);
+	struct stellar_queue *q = &cq->queue;
 	unsigned long flags;
+	u32 consumer;
 	int n = 0;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	while (n < num_entries && cq->count) {
-		wc[n++] = cq->wc[cq->head];
-		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
+	spin_lock_irqsave(&q->lock, flags);
+	consumer = q->ring->consumer;
+	while (n < num_entries && consumer != cq->producer) {
+		stellar_cqe_to_wc(stellar_queue_entry(q, consumer), &wc[n++]);
+		consumer++;
 	}
-	spin_unlock_irqrestore(&cq->lock, flags);
+	stellar_queue_set_consumer(q, consumer);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return n;
 }
 
@@ -105,11 +171,11 @@ int stellar_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int missed = 0;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
+	spin_lock_irqsave(&cq->queue.lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count)
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && stellar_cq_used(cq))
 		missed = 1;
-	spin_unlock_irqrestore(&cq->lock, irqflags);
+	spin_unlock_irqrestore(&cq->queue.lock, irqflags);
 	return missed;
 }

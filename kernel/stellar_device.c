@@ -137,13 +137,18 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	spin_unlock(&stellar_dev_list_lock);
 	synchronize_rcu();
 
+	stellar_db_stop(sdev);
 	stellar_proc_del_dev(sdev);
 	if (sdev->udp)
 		stellar_udp_put(sdev->udp);
 	WARN_ON(!xa_empty(&sdev->qps));
 	WARN_ON(!xa_empty(&sdev->mrs));
+	WARN_ON(!xa_empty(&sdev->ahs));
+	WARN_ON(!xa_empty(&sdev->srqs));
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->ahs);
+	xa_destroy(&sdev->srqs);
 	free_percpu(sdev->counters);
 }
 
@@ -188,6 +193,7 @@ static void stellar_init_ibdev(struct stellar_dev *sdev)
 			    sdev->ndev->dev_addr);
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ibdev->local_dma_lkey = 0;
 	ib_set_device_ops(ibdev, &stellar_dev_ops);
 }
 
@@ -208,6 +214,9 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	stellar_default_settings(&sdev->settings);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 	stellar_init_ibdev(sdev);
 	return sdev;
@@ -224,6 +233,10 @@ static int stellar_register(struct stellar_dev *sdev, const char *name)
 		return ret;
 	}
 	ret = ib_device_set_netdev(&sdev->ibdev, sdev->ndev, 1);
+	if (ret)
+		return ret;
+	/* Stopped by stellar_dealloc_driver(), also when this fails. */
+	ret = stellar_db_start(sdev, name);
 	if (ret)
 		return ret;
 	ret = ib_register_device(&sdev->ibdev, name, NULL);

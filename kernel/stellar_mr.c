@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virtio-stellar: memory regions and their keys.
+ * virtio-stellar: memory regions, their keys, and copies to and from them.
  *
  * A key is (index << 8) | variant: the index names the region in the
- * device's MR table, the low byte is what fast registration will rotate.
+ * device's MR table, the low byte is what fast registration rotates.  A
+ * key is valid only while the region's current key equals it.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include <linux/highmem.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 #define STELLAR_MR_INDEX_MAX	(STELLAR_MAX_MR - 1)
+
+static u32 stellar_key_index(u32 key)
+{
+	return key >> 8;
+}
 
 static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 {
@@ -36,6 +44,8 @@ static struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
 		return NULL;
 	mr->access = access;
 	mr->ibmr.pd = ibpd;
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
 	return mr;
 }
 
@@ -46,6 +56,8 @@ struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access)
 
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->is_dma = true;
+	mr->valid = true;
 	mr->length = U64_MAX;
 	ret = stellar_mr_publish(to_sdev(ibpd->device), mr);
 	if (ret) {
@@ -53,6 +65,23 @@ struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(ret);
 	}
 	return &mr->ibmr;
+}
+
+static int stellar_mr_collect_pages(struct stellar_mr *mr)
+{
+	size_t npages = ib_umem_num_pages(mr->umem);
+	struct sg_page_iter iter;
+	size_t i = 0;
+
+	mr->page_list = kvcalloc(npages, sizeof(*mr->page_list), GFP_KERNEL);
+	if (!mr->page_list)
+		return -ENOMEM;
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
+		if (i == npages)
+			break;
+		mr->page_list[i++] = sg_page_iter_page(&iter);
+	}
+	return i == npages ? 0 : -EFAULT;
 }
 
 struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -69,30 +98,340 @@ struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
+		mr->umem = NULL;
 		goto err_free;
 	}
+	ret = stellar_mr_collect_pages(mr);
+	if (ret)
+		goto err_free;
 	mr->iova = iova;
 	mr->length = length;
+	mr->valid = true;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	ret = stellar_mr_publish(to_sdev(ibpd->device), mr);
 	if (ret)
-		goto err_release;
+		goto err_free;
 	return &mr->ibmr;
 
-err_release:
-	ib_umem_release(mr->umem);
 err_free:
+	kvfree(mr->page_list);
+	ib_umem_release(mr->umem);
 	kfree(mr);
 	return ERR_PTR(ret);
+}
+
+struct ib_mr *stellar_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg)
+{
+	struct stellar_mr *mr;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (max_num_sg > STELLAR_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = stellar_mr_alloc(ibpd, 0);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	mr->max_pages = max_num_sg;
+	ret = stellar_mr_publish(to_sdev(ibpd->device), mr);
+	if (ret)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr->pages);
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int stellar_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct stellar_mr *mr = to_smr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+int stellar_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset)
+{
+	to_smr(ibmr)->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, stellar_set_page);
 }
 
 int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct stellar_mr *mr = to_smr(ibmr);
 
-	xa_erase_irq(&to_sdev(ibmr->device)->mrs, ibmr->lkey >> 8);
+	xa_erase_irq(&to_sdev(ibmr->device)->mrs,
+		     stellar_key_index(ibmr->lkey));
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+	wait_for_completion(&mr->released);
+	kvfree(mr->page_list);
+	kfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
+}
+
+static struct stellar_mr *stellar_mr_get(struct stellar_pd *pd, u32 key)
+{
+	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
+	struct stellar_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, stellar_key_index(key));
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+static void stellar_mr_put(struct stellar_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+/* Is [iova, iova + len) inside the region, with wrap-around excluded? */
+static bool stellar_mr_in_range(const struct stellar_mr *mr, u64 iova,
+				u64 len)
+{
+	if (mr->is_dma)
+		return true;
+	return iova >= mr->iova && len <= mr->length &&
+	       iova - mr->iova <= mr->length - len;
+}
+
+static int stellar_mr_check(struct stellar_mr *mr, struct stellar_pd *pd,
+			    u32 key, bool remote, u64 iova, u64 len,
+			    int access)
+{
+	u32 cur_key = remote ? mr->ibmr.rkey : mr->ibmr.lkey;
+
+	if (!READ_ONCE(mr->valid) || cur_key != key ||
+	    mr->ibmr.pd != &pd->ibpd)
+		return -EACCES;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	return stellar_mr_in_range(mr, iova, len) ? 0 : -EFAULT;
+}
+
+/* Kernel virtual address of byte @iova of a fast-registration region. */
+static void *stellar_frmr_addr(struct stellar_mr *mr, u64 iova, u32 *room)
+{
+	u64 page_size = mr->ibmr.page_size;
+	u64 off = iova - mr->iova + (mr->iova & (page_size - 1));
+	u64 index = off / page_size;
+
+	if (index >= mr->npages)
+		return NULL;
+	*room = page_size - (off & (page_size - 1));
+	return (void *)(uintptr_t)(mr->pages[index] + (off & (page_size - 1)));
+}
+
+static void stellar_copy_chunk(void *mem, void *buf, u32 len,
+			       enum stellar_copy_dir dir)
+{
+	if (dir == STELLAR_COPY_TO_MR)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+}
+
+static int stellar_umem_copy(struct stellar_mr *mr, u64 iova, u8 *buf,
+			     u32 len, enum stellar_copy_dir dir)
+{
+	u64 off = iova - mr->iova + ib_umem_offset(mr->umem);
+
+	while (len) {
+		u32 in_page = offset_in_page(off);
+		u32 chunk = min_t(u32, len, PAGE_SIZE - in_page);
+		void *kaddr = kmap_local_page(mr->page_list[off >> PAGE_SHIFT]);
+
+		stellar_copy_chunk(kaddr + in_page, buf, chunk, dir);
+		kunmap_local(kaddr);
+		off += chunk;
+		buf += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+static int stellar_frmr_copy(struct stellar_mr *mr, u64 iova, u8 *buf,
+			     u32 len, enum stellar_copy_dir dir)
+{
+	while (len) {
+		u32 room, chunk;
+		void *addr = stellar_frmr_addr(mr, iova, &room);
+
+		if (!addr)
+			return -EFAULT;
+		chunk = min(len, room);
+		stellar_copy_chunk(addr, buf, chunk, dir);
+		iova += chunk;
+		buf += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+static int stellar_mr_do_copy(struct stellar_mr *mr, u64 iova, void *buf,
+			      u32 len, enum stellar_copy_dir dir)
+{
+	if (mr->is_dma) {
+		stellar_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
+		return 0;
+	}
+	if (mr->umem)
+		return stellar_umem_copy(mr, iova, buf, len, dir);
+	return stellar_frmr_copy(mr, iova, buf, len, dir);
+}
+
+int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
+		    void *buf, u32 len, enum stellar_copy_dir dir, int access)
+{
+	struct stellar_mr *mr;
+	int ret;
+
+	if (!len)
+		return 0;
+	mr = stellar_mr_get(pd, key);
+	if (!mr)
+		return -EACCES;
+	ret = stellar_mr_check(mr, pd, key, remote, iova, len, access);
+	if (!ret)
+		ret = stellar_mr_do_copy(mr, iova, buf, len, dir);
+	stellar_mr_put(mr);
+	return ret;
+}
+
+u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge)
+{
+	u64 total = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++)
+		total += sge[i].length;
+	return total;
+}
+
+int stellar_sgl_copy(struct stellar_pd *pd, const struct stellar_sge *sge,
+		     u32 num_sge, u64 offset, void *buf, u32 len,
+		     enum stellar_copy_dir dir)
+{
+	int access = dir == STELLAR_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	u8 *cursor = buf;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge && len; i++) {
+		u32 chunk;
+
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		chunk = min_t(u64, len, sge[i].length - offset);
+		ret = stellar_mr_copy(pd, sge[i].lkey, false,
+				      sge[i].addr + offset, cursor, chunk, dir,
+				      access);
+		if (ret)
+			return ret;
+		cursor += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+static u64 stellar_atomic_apply(u64 *target, bool is_cmp_swap,
+				u64 compare_add, u64 swap)
+{
+	u64 orig = *target;
+
+	if (is_cmp_swap) {
+		if (orig == compare_add)
+			*target = swap;
+	} else {
+		*target = orig + compare_add;
+	}
+	return orig;
+}
+
+int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
+		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig)
+{
+	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
+	struct stellar_mr *mr;
+	u64 value;
+	int ret;
+
+	if (iova & 7)
+		return -EINVAL;
+	mr = stellar_mr_get(pd, rkey);
+	if (!mr)
+		return -EACCES;
+	ret = stellar_mr_check(mr, pd, rkey, true, iova, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC);
+	if (ret)
+		goto out;
+	/* Read, modify and write back under the device's atomic lock. */
+	spin_lock_bh(&sdev->atomic_lock);
+	ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
+				 STELLAR_COPY_FROM_MR);
+	if (!ret) {
+		*orig = stellar_atomic_apply(&value, is_cmp_swap, compare_add,
+					     swap);
+		ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
+					 STELLAR_COPY_TO_MR);
+	}
+	spin_unlock_bh(&sdev->atomic_lock);
+out:
+	stellar_mr_put(mr);
+	return ret;
+}
+
+int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
+			int access)
+{
+	struct stellar_mr *mr = to_smr(ibmr);
+
+	if (mr->umem || mr->is_dma || ibmr->pd != &pd->ibpd ||
+	    stellar_key_index(key) != stellar_key_index(ibmr->lkey))
+		return -EINVAL;
+	WRITE_ONCE(mr->valid, false);
+	mr->access = access;
+	mr->iova = ibmr->iova;
+	mr->length = ibmr->length;
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+	WRITE_ONCE(mr->valid, true);
+	return 0;
+}
+
+int stellar_mr_invalidate(struct stellar_pd *pd, u32 key)
+{
+	struct stellar_mr *mr = stellar_mr_get(pd, key);
+	int ret = -EINVAL;
+
+	if (!mr)
+		return ret;
+	if (!mr->umem && !mr->is_dma && mr->ibmr.rkey == key &&
+	    mr->ibmr.pd == &pd->ibpd) {
+		WRITE_ONCE(mr->valid, false);
+		ret = 0;
+	}
+	stellar_mr_put(mr);
+	return ret;
 }

@@ -23,7 +23,7 @@
 #include <net/udp_tunnel.h>
 
 #include "stellar.h"
-#include "stellar_wire.h"
+#include "stellar_transport.h"
 
 /**
  * struct stellar_udp - the UDP 4791 sockets of one network namespace
@@ -73,9 +73,8 @@ static enum stellar_genl_stat stellar_verdict_stat(enum stellar_rx_verdict v)
 }
 
 /*
- * Validate a packet of a device.  Transport processing arrives with the
- * data path; until then every well-formed packet is counted and dropped as
- * addressed to no QP.
+ * Validate a packet of a device and hand it to the transport, which finds
+ * its QP.
  */
 static void stellar_rx(struct stellar_dev *sdev, struct sk_buff *skb)
 {
@@ -105,7 +104,7 @@ static void stellar_rx(struct stellar_dev *sdev, struct sk_buff *skb)
 		stellar_rx_drop(sdev, STELLAR_STAT_RX_DROP_BAD_ICRC, skb);
 		return;
 	}
-	stellar_rx_drop(sdev, STELLAR_STAT_RX_DROP_NO_QP, skb);
+	stellar_xport_rcv(sdev, skb, &pkt);
 }
 
 static struct stellar_dev *stellar_rx_dev_rcu(struct net_device *ndev)

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virtio-stellar: queue pairs - creation, the state machine and the
- * receive queue.  The wire transport that consumes the queues lives in
- * the requester/responder/completer files.
+ * virtio-stellar: queue pairs - creation, the state machine and the send
+ * and receive rings.  The transport that consumes the rings lives in the
+ * requester/responder/completer files (stellar_transport.h).
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 #define STELLAR_MAX_QPN		0xffffff
 
@@ -24,7 +26,8 @@ static int stellar_check_qp_caps(const struct ib_qp_cap *cap)
 	return 0;
 }
 
-static int stellar_check_qp_init(struct ib_qp_init_attr *init)
+static int stellar_check_qp_init(struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
 {
 	switch (init->qp_type) {
 	case IB_QPT_RC:
@@ -32,33 +35,45 @@ static int stellar_check_qp_init(struct ib_qp_init_attr *init)
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
-		if (init->port_num != 1)
+		if (init->port_num != 1 || udata)
 			return -EINVAL;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->srq)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct stellar_create_qp_resp))
 		return -EINVAL;
 	return stellar_check_qp_caps(&init->cap);
 }
 
-static int stellar_wq_init(struct stellar_wq *wq, u32 size, u32 max_sge)
+/**
+ * stellar_qp_get() - look a QP up by number and take a reference
+ * @sdev: device
+ * @qpn: QP number
+ *
+ * Context: any.
+ * Return: the QP or NULL; release with stellar_qp_put().
+ */
+struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn)
 {
-	spin_lock_init(&wq->lock);
-	wq->size = max_t(u32, size, 1);
-	wq->max_sge = max_t(u32, max_sge, 1);
-	wq->stride = sizeof(struct stellar_rwqe) +
-		     wq->max_sge * sizeof(struct ib_sge);
-	wq->buf = kvcalloc(wq->size, wq->stride, GFP_KERNEL);
-	return wq->buf ? 0 : -ENOMEM;
+	struct stellar_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
 }
 
-static struct stellar_rwqe *stellar_wq_slot(struct stellar_wq *wq, u32 n)
+void stellar_qp_put(struct stellar_qp *qp)
 {
-	return wq->buf + (size_t)((wq->head + n) % wq->size) * wq->stride;
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
 }
 
 static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
@@ -82,62 +97,143 @@ static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 	return 0;
 }
 
+static int stellar_qp_init_sq(struct stellar_qp *qp,
+			      struct ib_qp_init_attr *init,
+			      struct ib_udata *udata,
+			      struct stellar_create_qp_resp *resp)
+{
+	u32 data;
+
+	qp->sq_max_sge = max_t(u32, init->cap.max_send_sge, 1);
+	qp->sq_max_inline = init->cap.max_inline_data;
+	data = max_t(u32, qp->sq_max_sge * sizeof(struct stellar_sge),
+		     qp->sq_max_inline);
+	return stellar_queue_init(&qp->sq, udata, init->cap.max_send_wr,
+				  sizeof(struct stellar_sq_wqe) + data,
+				  &resp->sq);
+}
+
+static int stellar_qp_init_rq(struct stellar_qp *qp,
+			      struct ib_qp_init_attr *init,
+			      struct ib_udata *udata,
+			      struct stellar_create_qp_resp *resp)
+{
+	if (init->srq) {
+		qp->srq = to_ssrq(init->srq);
+		return 0;
+	}
+	qp->rq_max_sge = max_t(u32, init->cap.max_recv_sge, 1);
+	return stellar_queue_init(&qp->rq, udata, init->cap.max_recv_wr,
+				  sizeof(struct stellar_rq_wqe) +
+				  qp->rq_max_sge * sizeof(struct stellar_sge),
+				  &resp->rq);
+}
+
+static void stellar_qp_free_queues(struct stellar_qp *qp)
+{
+	if (!qp->srq)
+		stellar_queue_free(&qp->rq);
+	stellar_queue_free(&qp->sq);
+}
+
+static void stellar_qp_report_caps(struct stellar_qp *qp,
+				   struct ib_qp_init_attr *init)
+{
+	init->cap.max_send_wr = qp->sq.num_entries;
+	init->cap.max_send_sge = qp->sq_max_sge;
+	init->cap.max_inline_data = qp->sq_max_inline;
+	if (!qp->srq) {
+		init->cap.max_recv_wr = qp->rq.num_entries;
+		init->cap.max_recv_sge = qp->rq_max_sge;
+	}
+}
+
 int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibqp->device);
+	struct stellar_create_qp_resp resp = {};
 	struct stellar_qp *qp = to_sqp(ibqp);
 	int ret;
 
-	ret = stellar_check_qp_init(init);
+	ret = stellar_check_qp_init(init, udata);
 	if (ret)
 		return ret;
 
 	mutex_init(&qp->state_lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.port_num = 1;
-	qp->sq_size = max_t(u32, init->cap.max_send_wr, 1);
+	qp->is_user = udata;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	ret = stellar_wq_init(&qp->rq, init->cap.max_recv_wr,
-			      init->cap.max_recv_sge);
+
+	ret = stellar_qp_init_sq(qp, init, udata, &resp);
 	if (ret)
 		return ret;
+	ret = stellar_qp_init_rq(qp, init, udata, &resp);
+	if (ret)
+		goto err_sq;
+	ret = stellar_xport_create(qp);
+	if (ret)
+		goto err_rq;
 	ret = stellar_alloc_qpn(sdev, qp);
-	if (ret) {
-		kvfree(qp->rq.buf);
-		return ret;
+	if (ret)
+		goto err_xport;
+	resp.qp_num = ibqp->qp_num;
+	if (udata) {
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_qpn;
 	}
-	init->cap.max_send_wr = qp->sq_size;
-	init->cap.max_recv_wr = qp->rq.size;
-	init->cap.max_recv_sge = qp->rq.max_sge;
-	init->cap.max_send_sge = max_t(u32, init->cap.max_send_sge, 1);
-	init->cap.max_inline_data = STELLAR_MAX_INLINE_DATA;
+	stellar_qp_report_caps(qp, init);
 	return 0;
+
+err_qpn:
+	xa_erase_irq(&sdev->qps, ibqp->qp_num);
+err_xport:
+	stellar_xport_destroy(qp);
+err_rq:
+	if (!qp->srq)
+		stellar_queue_free(&qp->rq);
+err_sq:
+	stellar_queue_free(&qp->sq);
+	return ret;
 }
 
-static void stellar_flush_rq(struct stellar_qp *qp, bool complete)
+/* Complete every posted receive of the QP's own RQ with a flush error. */
+static void stellar_flush_rq(struct stellar_qp *qp)
 {
-	struct stellar_cq *cq = to_scq(qp->ibqp.recv_cq);
-	struct ib_wc wc = {
+	struct stellar_cqe cqe = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
-		.qp = &qp->ibqp,
+		.qp_num = qp->ibqp.qp_num,
+		.port_num = 1,
+		.reserved1 = (uintptr_t)&qp->ibqp,
 	};
-	struct stellar_wq *rq = &qp->rq;
+
+	if (qp->srq)
+		return;
+	while (!stellar_take_recv_wr_id(&qp->rq, &qp->rq_consumer,
+					&cqe.wr_id))
+		stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
+}
+
+/* RESET empties both rings without completions. */
+static void stellar_reset_queues(struct stellar_qp *qp)
+{
 	unsigned long flags;
 
-	spin_lock_irqsave(&rq->lock, flags);
-	while (rq->count) {
-		wc.wr_id = stellar_wq_slot(rq, 0)->wr_id;
-		rq->head = (rq->head + 1) % rq->size;
-		rq->count--;
-		if (complete) {
-			spin_unlock_irqrestore(&rq->lock, flags);
-			stellar_cq_complete(cq, &wc, false);
-			spin_lock_irqsave(&rq->lock, flags);
-		}
-	}
-	spin_unlock_irqrestore(&rq->lock, flags);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq_consumer = stellar_queue_producer(&qp->sq);
+	stellar_queue_set_consumer(&qp->sq, qp->sq_consumer);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (qp->srq)
+		return;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	qp->rq_consumer = stellar_queue_producer(&qp->rq);
+	stellar_queue_set_consumer(&qp->rq, qp->rq_consumer);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
 
 static int stellar_check_qp_attr(struct stellar_qp *qp,
@@ -180,8 +276,6 @@ static void stellar_apply_qp_attr(struct stellar_qp *qp,
 		cur->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)
 		cur->qkey = attr->qkey;
-	if (mask & IB_QP_AV)
-		rdma_replace_ah_attr(&cur->ah_attr, &attr->ah_attr);
 	if (mask & IB_QP_PATH_MTU)
 		cur->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
@@ -201,32 +295,50 @@ static void stellar_apply_qp_attr(struct stellar_qp *qp,
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		cur->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
-		cur->dest_qp_num = attr->dest_qp_num;
+		cur->dest_qp_num = attr->dest_qp_num & STELLAR_MAX_QPN;
 	if (mask & IB_QP_STATE)
-		cur->qp_state = attr->qp_state;
+		WRITE_ONCE(cur->qp_state, attr->qp_state);
+}
+
+static int stellar_modify_qp_locked(struct stellar_qp *qp,
+				    struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state old_state = qp->attr.qp_state;
+	struct stellar_av av = {};
+	int ret;
+
+	ret = stellar_check_qp_attr(qp, attr, mask);
+	if (ret)
+		return ret;
+	if (mask & IB_QP_AV) {
+		ret = stellar_av_from_ah_attr(&attr->ah_attr, &av);
+		if (ret)
+			return ret;
+	}
+	stellar_apply_qp_attr(qp, attr, mask);
+	if (mask & IB_QP_AV) {
+		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);
+		qp->av = av;
+	}
+	stellar_xport_modify(qp, mask, old_state);
+	if (qp->attr.qp_state == IB_QPS_ERR && old_state != IB_QPS_ERR)
+		stellar_flush_rq(qp);
+	else if (qp->attr.qp_state == IB_QPS_RESET)
+		stellar_reset_queues(qp);
+	return 0;
 }
 
 int stellar_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		      int mask, struct ib_udata *udata)
 {
 	struct stellar_qp *qp = to_sqp(ibqp);
-	enum ib_qp_state old_state;
 	int ret;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&qp->state_lock);
-	ret = stellar_check_qp_attr(qp, attr, mask);
-	if (ret)
-		goto out;
-	old_state = qp->attr.qp_state;
-	stellar_apply_qp_attr(qp, attr, mask);
-	if (qp->attr.qp_state == IB_QPS_ERR && old_state != IB_QPS_ERR)
-		stellar_flush_rq(qp, true);
-	else if (qp->attr.qp_state == IB_QPS_RESET)
-		stellar_flush_rq(qp, false);
-out:
+	ret = stellar_modify_qp_locked(qp, attr, mask);
 	mutex_unlock(&qp->state_lock);
 	return ret;
 }
@@ -242,18 +354,18 @@ int stellar_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	/* The caller gets no reference on the source GID entry. */
 	attr->ah_attr.grh.sgid_attr = NULL;
-
 	attr->cur_qp_state = attr->qp_state;
-	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_recv_wr = qp->rq.size;
-	attr->cap.max_recv_sge = qp->rq.max_sge;
-	attr->cap.max_send_sge = STELLAR_MAX_SGE;
-	attr->cap.max_inline_data = STELLAR_MAX_INLINE_DATA;
+	attr->cap.max_send_wr = qp->sq.num_entries;
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.num_entries;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
@@ -264,41 +376,255 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibqp->device);
 	struct stellar_qp *qp = to_sqp(ibqp);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	/* Outstanding work requests complete with flush errors. */
+	mutex_lock(&qp->state_lock);
+	if (qp->attr.qp_state != IB_QPS_RESET &&
+	    qp->attr.qp_state != IB_QPS_ERR)
+		stellar_modify_qp_locked(qp, &attr, IB_QP_STATE);
+	mutex_unlock(&qp->state_lock);
 
 	xa_erase_irq(&sdev->qps, ibqp->qp_num);
-	stellar_flush_rq(qp, qp->attr.qp_state != IB_QPS_RESET);
+	stellar_qp_put(qp);
+	wait_for_completion(&qp->released);
+	stellar_xport_destroy(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
-	kvfree(qp->rq.buf);
+	stellar_qp_free_queues(qp);
 	return 0;
 }
 
-/*
- * The send path arrives with the data-path transport; until then no send
- * work request is accepted.
+static bool stellar_opcode_ok(struct stellar_qp *qp, u8 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return !qp->is_user;
+	default:
+		return false;
+	}
+}
+
+/**
+ * stellar_sq_pending() - send WQEs published and not yet retired
+ * @qp: the QP
+ *
+ * Return: producer - consumer, 0 if a process corrupted its counter.
  */
+u32 stellar_sq_pending(struct stellar_qp *qp)
+{
+	return stellar_queue_pending(&qp->sq, READ_ONCE(qp->sq_consumer));
+}
+
+void stellar_sq_retire(struct stellar_qp *qp, u32 count)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq_consumer += count;
+	stellar_queue_set_consumer(&qp->sq, qp->sq_consumer);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+static int stellar_sq_copy_data(struct stellar_qp *qp,
+				const struct stellar_sq_wqe *wqe,
+				const u8 *src, struct stellar_sge *sge,
+				u8 *inline_buf)
+{
+	if (wqe->flags & STELLAR_WQE_INLINE) {
+		if (wqe->inline_len > qp->sq_max_inline)
+			return -EINVAL;
+		memcpy(inline_buf, src, wqe->inline_len);
+		return 0;
+	}
+	if (wqe->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	memcpy(sge, src, wqe->num_sge * sizeof(*sge));
+	return 0;
+}
+
+int stellar_sq_fetch(struct stellar_qp *qp, u32 index,
+		     struct stellar_sq_wqe *wqe, struct stellar_sge *sge,
+		     u8 *inline_buf)
+{
+	const u8 *entry;
+
+	if (index - READ_ONCE(qp->sq_consumer) >= stellar_sq_pending(qp))
+		return -ENOENT;
+	entry = stellar_queue_entry(&qp->sq, index);
+	/* One copy: the process may rewrite the ring under us. */
+	memcpy(wqe, entry, sizeof(*wqe));
+	if (!stellar_opcode_ok(qp, wqe->opcode))
+		return -EINVAL;
+	return stellar_sq_copy_data(qp, wqe, entry + sizeof(*wqe), sge,
+				    inline_buf);
+}
+
+int stellar_rq_take(struct stellar_qp *qp, struct stellar_recv_wqe *wqe)
+{
+	struct stellar_srq *srq = qp->srq;
+
+	if (srq)
+		return stellar_srq_take(srq, wqe);
+	return stellar_take_recv_wqe(&qp->rq, &qp->rq_consumer,
+				     qp->rq_max_sge, wqe);
+}
+
+static int stellar_wr_inline(struct stellar_qp *qp,
+			     const struct ib_send_wr *wr,
+			     struct stellar_sq_wqe *wqe)
+{
+	u8 *dst = (u8 *)(wqe + 1);
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > qp->sq_max_inline - len)
+			return -EINVAL;
+		memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	wqe->inline_len = len;
+	return 0;
+}
+
+static void stellar_wr_sges(const struct ib_send_wr *wr,
+			    struct stellar_sq_wqe *wqe)
+{
+	struct stellar_sge *sge = (struct stellar_sge *)(wqe + 1);
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+static void stellar_wr_remote(const struct ib_send_wr *wr,
+			      struct stellar_sq_wqe *wqe)
+{
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->u.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->u.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->u.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->u.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->u.atomic.swap = atomic_wr(wr)->swap;
+		wqe->u.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->u.raw[0] = (uintptr_t)reg_wr(wr)->mr;
+		wqe->u.raw[1] = reg_wr(wr)->key;
+		wqe->u.raw[2] = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Translate a kernel work request into a ring entry. */
+static int stellar_wr_to_wqe(struct stellar_qp *qp,
+			     const struct ib_send_wr *wr,
+			     struct stellar_sq_wqe *wqe)
+{
+	if (!stellar_opcode_ok(qp, wr->opcode) || wr->num_sge < 0 ||
+	    wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->num_sge = wr->num_sge;
+	wqe->flags = wr->send_flags & (STELLAR_WQE_FENCE |
+				       STELLAR_WQE_SIGNALED |
+				       STELLAR_WQE_SOLICITED |
+				       STELLAR_WQE_INLINE);
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
+		wqe->imm_data = cpu_to_be32(wr->ex.invalidate_rkey);
+	else
+		wqe->imm_data = wr->ex.imm_data;
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		wqe->u.ud.ah_handle = to_sah(ud_wr(wr)->ah)->handle;
+		wqe->u.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->u.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	} else {
+		stellar_wr_remote(wr, wqe);
+	}
+	if (wqe->flags & STELLAR_WQE_INLINE)
+		return stellar_wr_inline(qp, wr, wqe);
+	stellar_wr_sges(wr, wqe);
+	return 0;
+}
+
+static int stellar_post_one_send(struct stellar_qp *qp,
+				 const struct ib_send_wr *wr)
+{
+	struct stellar_queue *sq = &qp->sq;
+	u32 producer = sq->ring->producer;
+
+	if (producer - qp->sq_consumer >= sq->num_entries)
+		return -ENOMEM;
+	if (stellar_wr_to_wqe(qp, wr, stellar_queue_entry(sq, producer)))
+		return -EINVAL;
+	stellar_queue_set_producer(sq, producer + 1);
+	return 0;
+}
+
+static bool stellar_can_send(struct stellar_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->attr.qp_state);
+
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE || state == IB_QPS_ERR;
+}
+
 int stellar_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
+	struct stellar_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int ret = 0;
 
-static int stellar_post_one_recv(struct stellar_qp *qp,
-				 const struct ib_recv_wr *wr)
-{
-	struct stellar_wq *rq = &qp->rq;
-	struct stellar_rwqe *wqe;
-
-	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge)
+	/* A process publishes WQEs in its mapped ring: this is a doorbell. */
+	if (qp->is_user) {
+		stellar_xport_kick(qp);
+		stellar_db_wake(to_sdev(ibqp->device));
+		return 0;
+	}
+	if (!stellar_can_send(qp)) {
+		*bad_wr = wr;
 		return -EINVAL;
-	if (rq->count == rq->size)
-		return -ENOMEM;
-	wqe = stellar_wq_slot(rq, rq->count);
-	wqe->wr_id = wr->wr_id;
-	wqe->num_sge = wr->num_sge;
-	memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-	rq->count++;
-	return 0;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		ret = stellar_post_one_send(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	stellar_xport_kick(qp);
+	return ret;
 }
 
 int stellar_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -306,23 +632,20 @@ int stellar_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct stellar_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state state = READ_ONCE(qp->attr.qp_state);
-	unsigned long flags;
 	int ret = 0;
 
-	if (state == IB_QPS_RESET) {
+	if (qp->srq || state == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		ret = stellar_post_one_recv(qp, wr);
+		ret = stellar_post_recv_wqe(&qp->rq, qp->rq_max_sge, wr);
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (state == IB_QPS_ERR)
-		stellar_flush_rq(qp, true);
+		stellar_flush_rq(qp);
 	return ret;
 }

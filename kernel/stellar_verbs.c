@@ -27,7 +27,8 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = STELLAR_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_PORT_ACTIVE_EVENT;
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = STELLAR_MAX_SGE;
 	attr->max_recv_sge = STELLAR_MAX_SGE;
@@ -39,12 +40,14 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_qp_rd_atom = STELLAR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = STELLAR_MAX_RD_ATOM;
 	attr->max_res_rd_atom = STELLAR_MAX_RD_ATOM * STELLAR_MAX_QP;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = STELLAR_MAX_AH;
+	attr->max_srq = STELLAR_MAX_SRQ;
+	attr->max_srq_wr = STELLAR_MAX_SRQ_WR;
+	attr->max_srq_sge = STELLAR_MAX_SGE;
 	attr->max_pkeys = STELLAR_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = STELLAR_LOCAL_ACK_DELAY;
-	attr->max_fast_reg_page_list_len = 0;
-	attr->max_pi_fast_reg_page_list_len = 0;
+	attr->max_fast_reg_page_list_len = STELLAR_MAX_FAST_REG_PAGES;
 	return 0;
 }
 
@@ -110,6 +113,7 @@ static int stellar_alloc_ucontext(struct ib_ucontext *ibuc,
 	struct stellar_alloc_ucontext_resp resp = {
 		.abi_version = STELLAR_UVERBS_ABI_VERSION,
 		.max_inline_data = STELLAR_MAX_INLINE_DATA,
+		.caps = STELLAR_UCTX_CAP_MMAP_QUEUES,
 	};
 
 	return ib_copy_to_udata(udata, &resp,
@@ -151,33 +155,47 @@ const struct ib_device_ops stellar_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = STELLAR_UVERBS_ABI_VERSION,
 
+	.alloc_mr = stellar_alloc_mr,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
+	.create_ah = stellar_create_ah,
 	.create_cq = stellar_create_cq,
 	.create_qp = stellar_create_qp,
+	.create_srq = stellar_create_srq,
+	.create_user_ah = stellar_create_ah,
 	.dealloc_driver = stellar_dealloc_driver,
 	.dealloc_pd = stellar_dealloc_pd,
 	.dealloc_ucontext = stellar_dealloc_ucontext,
 	.dereg_mr = stellar_dereg_mr,
+	.destroy_ah = stellar_destroy_ah,
 	.destroy_cq = stellar_destroy_cq,
 	.destroy_qp = stellar_destroy_qp,
+	.destroy_srq = stellar_destroy_srq,
 	.get_dev_fw_str = stellar_get_dev_fw_str,
 	.get_dma_mr = stellar_get_dma_mr,
 	.get_link_layer = stellar_get_link_layer,
 	.get_port_immutable = stellar_get_port_immutable,
+	.map_mr_sg = stellar_map_mr_sg,
+	.mmap = stellar_mmap,
+	.mmap_free = stellar_mmap_free,
 	.modify_qp = stellar_modify_qp,
+	.modify_srq = stellar_modify_srq,
 	.poll_cq = stellar_poll_cq,
 	.post_recv = stellar_post_recv,
 	.post_send = stellar_post_send,
+	.post_srq_recv = stellar_post_srq_recv,
 	.query_device = stellar_query_device,
 	.query_pkey = stellar_query_pkey,
 	.query_port = stellar_query_port,
 	.query_qp = stellar_query_qp,
+	.query_srq = stellar_query_srq,
 	.reg_user_mr = stellar_reg_user_mr,
 	.req_notify_cq = stellar_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, stellar_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, stellar_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, stellar_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, stellar_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, stellar_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, stellar_ucontext, ibuc),
 };

@@ -48,4 +48,161 @@ struct stellar_alloc_pd_resp {
 	__u32 reserved;
 };
 
+/*
+ * Queues are rings in memory shared by the kernel and the process, mapped
+ * with mmap(2) on the uverbs file at the offset the create response names.
+ *
+ * A ring is a struct stellar_ring header followed by num_entries entries
+ * of entry_size bytes (both powers of two).  producer and consumer are
+ * free-running 32-bit counters; entry i lives at index i & (num_entries-1).
+ * Each side writes only its own counter (store-release after filling or
+ * consuming an entry) and reads the other's with load-acquire.  The kernel
+ * never trusts a counter written by the process: it bounds every use.
+ *
+ *   SQ:  process produces send WQEs,    kernel consumes
+ *   RQ:  process produces receive WQEs, kernel consumes (also SRQ)
+ *   CQ:  kernel produces CQEs,          process consumes
+ */
+struct stellar_ring {
+	__u32 producer;
+	__u32 pad0[15];		/* producer and consumer on own cache lines */
+	__u32 consumer;
+	__u32 flags;		/* enum stellar_ring_flags, kernel-written */
+	__u32 pad1[14];
+};
+
+/*
+ * stellar_ring.flags.  STELLAR_RING_POLLED on a send ring: the kernel's
+ * doorbell poller watches this ring, so publishing the producer counter is
+ * enough and the doorbell system call can be skipped.  The process reads
+ * the flag after a full memory barrier that follows its producer store;
+ * the kernel re-reads the producer after clearing the flag, so a WQE
+ * published while the poller goes to sleep is never missed.
+ */
+enum stellar_ring_flags {
+	STELLAR_RING_POLLED	= 1 << 0,
+};
+
+#define STELLAR_RING_HDR_SIZE	128
+
+struct stellar_sge {
+	__u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* stellar_sq_wqe.flags; the values of enum ibv_send_flags. */
+enum stellar_wqe_flags {
+	STELLAR_WQE_FENCE	= 1 << 0,
+	STELLAR_WQE_SIGNALED	= 1 << 1,
+	STELLAR_WQE_SOLICITED	= 1 << 2,
+	STELLAR_WQE_INLINE	= 1 << 3,
+};
+
+/*
+ * A send work request.  opcode takes the values of enum ibv_wr_opcode
+ * (IB_UVERBS_WR_*).  After the fixed part come num_sge struct stellar_sge,
+ * or inline_len bytes of data when STELLAR_WQE_INLINE is set.
+ */
+struct stellar_sq_wqe {
+	__u64 wr_id;
+	__u8 opcode;
+	__u8 num_sge;
+	__u16 flags;
+	__u32 inline_len;
+	__be32 imm_data;	/* or the rkey to invalidate */
+	__u32 reserved;
+	union {
+		struct {
+			__u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__u64 remote_addr;
+			__u64 compare_add;
+			__u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_handle;	/* from create_ah */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+		__u64 raw[4];
+	} u;
+	/* struct stellar_sge sge[num_sge], or inline data */
+};
+
+/* A receive work request, followed by num_sge struct stellar_sge. */
+struct stellar_rq_wqe {
+	__u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+/* stellar_cqe.wc_flags; the values of enum ibv_wc_flags. */
+enum stellar_cqe_flags {
+	STELLAR_CQE_GRH		= 1 << 0,
+	STELLAR_CQE_WITH_IMM	= 1 << 1,
+	STELLAR_CQE_WITH_INV	= 1 << 3,
+};
+
+/*
+ * A completion.  status and opcode take the values of enum ibv_wc_status
+ * and enum ibv_wc_opcode (the kernel's enum ib_wc_status/ib_wc_opcode use
+ * the same numbers).
+ */
+struct stellar_cqe {
+	__u64 wr_id;
+	__u8 status;
+	__u8 opcode;
+	__u8 wc_flags;
+	__u8 sl;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;	/* or the invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u16 reserved0;
+	__u64 reserved1;	/* kernel QPs: internal use */
+};
+
+/* Where one ring is and how it is laid out. */
+struct stellar_ring_info {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 num_entries;
+	__u32 entry_size;
+	__u32 reserved;
+};
+
+struct stellar_create_cq_resp {
+	struct stellar_ring_info cq;
+};
+
+struct stellar_create_qp_resp {
+	struct stellar_ring_info sq;
+	struct stellar_ring_info rq;	/* all zero with an SRQ */
+	__u32 qp_num;
+	__u32 reserved;
+};
+
+struct stellar_create_srq_resp {
+	struct stellar_ring_info rq;
+	__u32 srq_num;
+	__u32 reserved;
+};
+
+struct stellar_create_ah_resp {
+	__u32 ah_handle;
+	__u32 reserved;
+};
+
 #endif /* STELLAR_ABI_USER_H */

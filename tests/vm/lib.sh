@@ -339,3 +339,68 @@ veth_pair() {
 	ip link set "$1" up
 	ip link set "$2" up
 }
+
+# --- two-host verbs helpers ------------------------------------------------
+
+# gid_index IBDEV IPV4: index of the RoCE v2 GID ::ffff:IPV4 of port 1,
+# waiting up to 10 s for the RDMA core to add it.
+gid_index() {
+	local dev=$1 ip=$2 gids=/sys/class/infiniband/$1/ports/1 f n i
+	local want
+
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		$(echo "$ip" | tr . ' '))
+	for i in $(seq 100); do
+		for f in "$gids"/gids/*; do
+			n=${f##*/}
+			[ "$(cat "$f")" = "$want" ] || continue
+			[ "$(cat "$gids/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ] ||
+				continue
+			echo "$n"
+			return 0
+		done
+		sleep 0.1
+	done
+	fail "no RoCE v2 GID for $ip on $dev"
+}
+
+# stellar_pair_up [PARAM=VALUE...]: load the module on both VMs and create
+# stellar0 on link 1 (eth0); sets STELLAR_GID to its IPv4 GID index.
+stellar_pair_up() {
+	stellar_load "$@"
+	rdma link add stellar0 type stellar netdev "$(link_dev 1)"
+	STELLAR_GID=$(gid_index stellar0 "$(my_ip 1)")
+	barrier stellar-pair-up
+}
+
+# tcp_listening PORT: something listens on TCP PORT.
+tcp_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# client_server NAME PORT SECONDS -- CMD...: run CMD as the server on VM a
+# (it must listen on TCP PORT) and as "CMD PEER_IP" on VM b; both must
+# exit 0 within SECONDS.  Output goes to $STELLAR_OUT/NAME.log.
+client_server() {
+	local name=$1 port=$2 seconds=$3 log pid rc=0
+
+	shift 4
+	log=$STELLAR_OUT/$name.log
+	if [ "$STELLAR_ROLE" = a ]; then
+		timeout "$seconds" "$@" >"$log" 2>&1 &
+		pid=$!
+		for _ in $(seq 200); do
+			tcp_listening "$port" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		put_val "$name.ready" 1
+		wait "$pid" || rc=$?
+	else
+		get_val "$name.ready" >/dev/null
+		timeout "$seconds" "$@" "$(peer_ip 1)" >"$log" 2>&1 || rc=$?
+	fi
+	barrier "$name.done"
+	[ "$rc" = 0 ] || fail "$name: '$*' exited with $rc:"$'\n'"$(tail -20 "$log")"
+	log "$name: ok"
+}

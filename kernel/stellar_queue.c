@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: ring memory for work and completion queues.
+ *
+ * A user ring is vmalloc_user() memory owned by an rdma_user_mmap_entry:
+ * it is freed by the entry's mmap_free callback once the queue was
+ * destroyed and no mmap() is in progress.  Pages already mapped into the
+ * process hold their own references, so a process that unmaps late only
+ * keeps its own memory alive.  Kernel rings are plain vzalloc() memory.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "stellar.h"
+
+/**
+ * struct stellar_mmap_entry - a user ring, as the mmap machinery sees it
+ * @rdma: core entry (offset, length, reference count)
+ * @buf: the ring memory
+ */
+struct stellar_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+};
+
+static struct stellar_mmap_entry *
+to_smmap(struct rdma_user_mmap_entry *rdma)
+{
+	return container_of(rdma, struct stellar_mmap_entry, rdma);
+}
+
+static int stellar_queue_map_user(struct stellar_queue *q,
+				  struct ib_udata *udata,
+				  struct stellar_ring_info *info)
+{
+	struct stellar_ucontext *uctx = rdma_udata_to_drv_context(udata,
+			struct stellar_ucontext, ibuc);
+	struct stellar_mmap_entry *entry;
+	int ret;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->buf = vmalloc_user(q->size);
+	if (!entry->buf) {
+		kfree(entry);
+		return -ENOMEM;
+	}
+	ret = rdma_user_mmap_entry_insert(&uctx->ibuc, &entry->rdma, q->size);
+	if (ret) {
+		vfree(entry->buf);
+		kfree(entry);
+		return ret;
+	}
+	q->ring = entry->buf;
+	q->mmap_entry = &entry->rdma;
+	info->mmap_offset = rdma_user_mmap_get_offset(&entry->rdma);
+	info->mmap_size = q->size;
+	return 0;
+}
+
+/**
+ * stellar_queue_init() - allocate a ring
+ * @q: the queue
+ * @udata: the creating process's data, NULL for a kernel queue
+ * @min_entries: entries needed (rounded up to a power of two)
+ * @entry_size: bytes per entry (rounded up to a power of two)
+ * @info: for user queues, filled with what the process needs to map it
+ *
+ * Return: 0 or a negative errno.
+ */
+int stellar_queue_init(struct stellar_queue *q, struct ib_udata *udata,
+		       u32 min_entries, u32 entry_size,
+		       struct stellar_ring_info *info)
+{
+	memset(q, 0, sizeof(*q));
+	spin_lock_init(&q->lock);
+	q->num_entries = roundup_pow_of_two(max_t(u32, min_entries, 1));
+	q->entry_size = roundup_pow_of_two(entry_size);
+	q->size = PAGE_ALIGN(STELLAR_RING_HDR_SIZE +
+			     (size_t)q->num_entries * q->entry_size);
+	if (udata) {
+		info->num_entries = q->num_entries;
+		info->entry_size = q->entry_size;
+		return stellar_queue_map_user(q, udata, info);
+	}
+	q->ring = vzalloc(q->size);
+	return q->ring ? 0 : -ENOMEM;
+}
+
+/**
+ * stellar_queue_free() - release a ring
+ * @q: the queue
+ *
+ * A user ring lives on until the last mmap() of it has finished; the
+ * process can no longer map it after this returns.
+ */
+void stellar_queue_free(struct stellar_queue *q)
+{
+	if (q->mmap_entry)
+		rdma_user_mmap_entry_remove(q->mmap_entry);
+	else
+		vfree(q->ring);
+	q->ring = NULL;
+	q->mmap_entry = NULL;
+}
+
+/* ib_device_ops.mmap: map a ring into the process. */
+int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma;
+	size_t len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	rdma = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma)
+		return -EINVAL;
+	if (len > rdma->npages * PAGE_SIZE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = remap_vmalloc_range(vma, to_smmap(rdma)->buf, 0);
+out:
+	rdma_user_mmap_entry_put(rdma);
+	return ret;
+}
+
+/* ib_device_ops.mmap_free: the last reference to a user ring is gone. */
+void stellar_mmap_free(struct rdma_user_mmap_entry *rdma)
+{
+	struct stellar_mmap_entry *entry = to_smmap(rdma);
+
+	vfree(entry->buf);
+	kfree(entry);
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: receive rings (a QP's RQ or a shared receive queue).
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <rdma/uverbs_ioctl.h>
+
+#include "stellar.h"
+#include "stellar_transport.h"
+
+/**
+ * stellar_post_recv_wqe() - a kernel consumer posts one receive request
+ * @q: the receive ring (kernel rings only)
+ * @max_sge: SGEs an entry holds
+ * @wr: the request
+ *
+ * Context: any.
+ * Return: 0, -EINVAL (too many SGEs) or -ENOMEM (ring full).
+ */
+int stellar_post_recv_wqe(struct stellar_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr)
+{
+	struct stellar_sge *sge;
+	struct stellar_rq_wqe *wqe;
+	unsigned long flags;
+	u32 producer;
+	int i, ret = 0;
+
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
+		return -EINVAL;
+	spin_lock_irqsave(&q->lock, flags);
+	producer = q->ring->producer;
+	if (producer - q->ring->consumer >= q->num_entries) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	wqe = stellar_queue_entry(q, producer);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	sge = (struct stellar_sge *)(wqe + 1);
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	stellar_queue_set_producer(q, producer + 1);
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+/**
+ * stellar_take_recv_wqe() - take the oldest posted receive request
+ * @q: the receive ring
+ * @consumer: the kernel's consumer counter of @q
+ * @max_sge: SGEs an entry holds
+ * @wqe: receives a validated copy
+ *
+ * A malformed entry (too many SGEs) is consumed and reported as -EINVAL.
+ *
+ * Context: any.
+ * Return: 0, -ENOENT if none is posted, -EINVAL if malformed.
+ */
+int stellar_take_recv_wqe(struct stellar_queue *q, u32 *consumer,
+			  u32 max_sge, struct stellar_recv_wqe *wqe)
+{
+	const struct stellar_rq_wqe *entry;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!stellar_queue_pending(q, *consumer)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	entry = stellar_queue_entry(q, *consumer);
+	wqe->wr_id = READ_ONCE(entry->wr_id);
+	wqe->num_sge = READ_ONCE(entry->num_sge);
+	if (wqe->num_sge > max_sge)
+		ret = -EINVAL;
+	else
+		memcpy(wqe->sge, entry + 1, wqe->num_sge * sizeof(*wqe->sge));
+	++*consumer;
+	stellar_queue_set_consumer(q, *consumer);
+out:
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+/**
+ * stellar_take_recv_wr_id() - drop the oldest posted receive request
+ * @q: the receive ring
+ * @consumer: the kernel's consumer counter of @q
+ * @wr_id: receives the request's cookie (for its flush completion)
+ *
+ * Return: 0 or -ENOENT if none is posted.
+ */
+int stellar_take_recv_wr_id(struct stellar_queue *q, u32 *consumer,
+			    u64 *wr_id)
+{
+	const struct stellar_rq_wqe *entry;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (stellar_queue_pending(q, *consumer)) {
+		entry = stellar_queue_entry(q, *consumer);
+		*wr_id = READ_ONCE(entry->wr_id);
+		++*consumer;
+		stellar_queue_set_consumer(q, *consumer);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+static void stellar_srq_limit_event(struct stellar_srq *srq)
+{
+	struct ib_event event = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&event, srq->ibsrq.srq_context);
+}
+
+/**
+ * stellar_srq_take() - take a receive request from an SRQ
+ * @srq: the SRQ
+ * @wqe: receives a validated copy
+ *
+ * Fires the armed limit event when fewer than the limit remain posted.
+ *
+ * Return: as stellar_take_recv_wqe().
+ */
+int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe)
+{
+	u32 limit;
+	int ret;
+
+	ret = stellar_take_recv_wqe(&srq->rq, &srq->consumer, srq->max_sge,
+				    wqe);
+	if (ret == -ENOENT)
+		return ret;
+	limit = READ_ONCE(srq->limit);
+	if (limit &&
+	    stellar_queue_pending(&srq->rq, READ_ONCE(srq->consumer)) < limit &&
+	    cmpxchg(&srq->limit, limit, 0) == limit)
+		stellar_srq_limit_event(srq);
+	return ret;
+}
+
+int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct stellar_dev *sdev = to_sdev(ibsrq->device);
+	struct stellar_srq *srq = to_ssrq(ibsrq);
+	struct stellar_create_srq_resp resp = {};
+	struct ib_srq_attr *attr = &init->attr;
+	int ret;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (attr->max_wr > STELLAR_MAX_SRQ_WR || attr->max_sge > STELLAR_MAX_SGE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+
+	srq->max_sge = max_t(u32, attr->max_sge, 1);
+	srq->is_user = udata;
+	ret = stellar_queue_init(&srq->rq, udata, attr->max_wr,
+				 sizeof(struct stellar_rq_wqe) +
+				 srq->max_sge * sizeof(struct stellar_sge),
+				 &resp.rq);
+	if (ret)
+		return ret;
+	if (attr->srq_limit >= srq->rq.num_entries) {
+		ret = -EINVAL;
+		goto err_queue;
+	}
+	srq->limit = attr->srq_limit;
+	ret = xa_alloc_irq(&sdev->srqs, &srq->srq_num, srq,
+			   XA_LIMIT(1, STELLAR_MAX_SRQ), GFP_KERNEL);
+	if (ret)
+		goto err_queue;
+	resp.srq_num = srq->srq_num;
+	if (udata) {
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_xa;
+	}
+	attr->max_wr = srq->rq.num_entries;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_xa:
+	xa_erase_irq(&sdev->srqs, srq->srq_num);
+err_queue:
+	stellar_queue_free(&srq->rq);
+	return ret;
+}
+
+int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct stellar_srq *srq = to_ssrq(ibsrq);
+
+	/* Resizing a ring the process has mapped is not supported. */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit >= srq->rq.num_entries)
+			return -EINVAL;
+		WRITE_ONCE(srq->limit, attr->srq_limit);
+	}
+	return 0;
+}
+
+int stellar_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct stellar_srq *srq = to_ssrq(ibsrq);
+
+	attr->max_wr = srq->rq.num_entries;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int stellar_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct stellar_srq *srq = to_ssrq(ibsrq);
+
+	xa_erase_irq(&to_sdev(ibsrq->device)->srqs, srq->srq_num);
+	stellar_queue_free(&srq->rq);
+	return 0;
+}
+
+int stellar_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct stellar_srq *srq = to_ssrq(ibsrq);
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		ret = stellar_post_recv_wqe(&srq->rq, srq->max_sge, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-stellar: the interface between the verbs layer (queues, MRs,
+ * AHs) and the RoCEv2 transport (requester, responder, completer).
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#ifndef STELLAR_TRANSPORT_H
+#define STELLAR_TRANSPORT_H
+
+#include <linux/skbuff.h>
+
+#include "stellar.h"
+#include "stellar_wire.h"
+
+/*
+ * Provided by the transport (stellar_req.c, stellar_resp.c, stellar_comp.c,
+ * stellar_tx.c).  All may sleep unless noted.
+ */
+
+/* Allocate/free qp->xport at create_qp/destroy_qp. */
+int stellar_xport_create(struct stellar_qp *qp);
+void stellar_xport_destroy(struct stellar_qp *qp);
+
+/*
+ * Called by modify_qp with qp->state_lock held after qp->attr was updated
+ * to the new attributes (@mask as given by the consumer).  Moving to ERR
+ * must flush the send queue: every posted, uncompleted send WQE completes
+ * with IB_WC_WR_FLUSH_ERR (the verbs layer flushes the receive queue).
+ */
+void stellar_xport_modify(struct stellar_qp *qp, int mask,
+			  enum ib_qp_state old_state);
+
+/* New send WQEs were published on qp->sq: schedule the requester. */
+void stellar_xport_kick(struct stellar_qp *qp);
+
+/*
+ * A validated packet (BTH parsed into @pkt, ICRC checked) for the device.
+ * Context: softirq, RCU held.  Takes ownership of @skb (skb->data points
+ * at the BTH, skb->len covers the BTH up to and including the ICRC).
+ */
+void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
+		       const struct stellar_pkt *pkt);
+
+/*
+ * Provided by the verbs layer for the transport.
+ */
+
+/* Look a QP up by number and take a reference; NULL if there is none. */
+struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn);
+void stellar_qp_put(struct stellar_qp *qp);
+
+/**
+ * stellar_sq_fetch() - copy a send WQE out of the send ring
+ * @qp: the QP
+ * @index: free-running index, between qp->sq_consumer and the producer
+ * @wqe: receives the fixed part
+ * @sge: receives the SGEs (qp->sq_max_sge entries of room)
+ * @inline_buf: receives inline data (qp->sq_max_inline bytes of room)
+ *
+ * Validates what a process may have written: opcode allowed for the QP
+ * type (and only kernel QPs may post IB_WR_REG_MR/IB_WR_LOCAL_INV),
+ * num_sge, inline length.
+ *
+ * Return: 0, -ENOENT if @index is not published yet, -EINVAL if the WQE
+ * is malformed (complete it with IB_WC_LOC_QP_OP_ERR).
+ */
+int stellar_sq_fetch(struct stellar_qp *qp, u32 index,
+		     struct stellar_sq_wqe *wqe, struct stellar_sge *sge,
+		     u8 *inline_buf);
+
+/* Send WQEs published and not yet retired: producer - qp->sq_consumer. */
+u32 stellar_sq_pending(struct stellar_qp *qp);
+
+/* Retire the oldest @count send WQEs (after their completions). */
+void stellar_sq_retire(struct stellar_qp *qp, u32 count);
+
+/**
+ * stellar_rq_take() - take the next receive WQE (QP's RQ or its SRQ)
+ * @qp: the QP
+ * @wqe: receives a validated copy
+ *
+ * Return: 0, -ENOENT if none is posted (RNR), -EINVAL if malformed.
+ */
+int stellar_rq_take(struct stellar_qp *qp, struct stellar_recv_wqe *wqe);
+
+/**
+ * stellar_cq_post() - add a completion to a CQ and signal its consumer
+ * @cq: the CQ
+ * @cqe: the completion (for kernel CQs, reserved1 is set to the QP)
+ * @solicited: the message carried the solicited-event bit
+ *
+ * Context: any.
+ */
+void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
+		     bool solicited);
+
+/* Direction of a memory copy, seen from the MR. */
+enum stellar_copy_dir {
+	STELLAR_COPY_FROM_MR,	/* MR memory -> buffer */
+	STELLAR_COPY_TO_MR,	/* buffer -> MR memory */
+};
+
+/**
+ * stellar_mr_copy() - copy between a buffer and a registered region
+ * @pd: the PD the key must belong to
+ * @key: lkey or rkey
+ * @remote: @key is an rkey (check remote access rights)
+ * @iova: first address in the region
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: direction
+ * @access: IB_ACCESS_* rights required (0 for local reads)
+ *
+ * Return: 0, -EACCES (unknown key, wrong PD, missing rights, invalidated)
+ * or -EFAULT (range outside the region).  Context: may sleep.
+ */
+int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
+		    void *buf, u32 len, enum stellar_copy_dir dir, int access);
+
+/**
+ * stellar_sgl_copy() - copy between a buffer and part of an SGE list
+ * @pd: the PD of the QP
+ * @sge: the list
+ * @num_sge: its length
+ * @offset: first byte of the list's concatenated buffers
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: direction
+ *
+ * SGEs use lkeys; copying into them needs IB_ACCESS_LOCAL_WRITE.
+ *
+ * Return: 0, -EACCES, -EFAULT, or -EMSGSIZE if the list is too short.
+ */
+int stellar_sgl_copy(struct stellar_pd *pd, const struct stellar_sge *sge,
+		     u32 num_sge, u64 offset, void *buf, u32 len,
+		     enum stellar_copy_dir dir);
+
+/* Total bytes of an SGE list (u64: cannot overflow). */
+u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
+
+/**
+ * stellar_mr_atomic() - an 8-byte remote atomic on a registered region
+ * @pd: the QP's PD
+ * @rkey: remote key (needs IB_ACCESS_REMOTE_ATOMIC)
+ * @iova: 8-byte aligned address
+ * @is_cmp_swap: compare-and-swap, else fetch-and-add
+ * @compare_add: compare value or addend
+ * @swap: swap value
+ * @orig: receives the original value
+ *
+ * Return: 0, -EACCES, -EFAULT, or -EINVAL for misalignment.
+ */
+int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
+		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig);
+
+/* Fast registration and local invalidation (kernel QPs only). */
+int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
+			int access);
+int stellar_mr_invalidate(struct stellar_pd *pd, u32 key);
+
+/**
+ * stellar_ah_av() - the address vector of an AH, for a UD send
+ * @qp: the sending QP; the AH must belong to its PD
+ * @handle: stellar_sq_wqe.u.ud.ah_handle
+ * @av: receives a copy
+ *
+ * Return: 0 or -EINVAL (no such AH for this QP).
+ */
+int stellar_ah_av(struct stellar_qp *qp, u32 handle, struct stellar_av *av);
+
+#endif /* STELLAR_TRANSPORT_H */
