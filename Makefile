@@ -39,12 +39,17 @@ install: all
 unit:
 	$(MAKE) -C tests/unit check
 	$(MAKE) -C tools check
+	$(MAKE) -C providers/stellar check abicheck loadcheck
 
-vmtest: all
+# Programs the VM integration tests run.
+testprogs:
+	$(MAKE) -C providers/stellar testprogs
+
+vmtest: all testprogs
 	./tests/vm/run-tests.sh $(T)
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all testprogs
 	$(MAKE) unit
 	./tests/vm/run-tests.sh $(T)
 
@@ -66,5 +71,5 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 
-.PHONY: all deps module provider tools install unit vmtest check demo \
+.PHONY: all deps module provider tools install unit testprogs vmtest check demo \
 	sparse checkpatch clean

@@ -5,15 +5,17 @@
  * Private types of the stellar libibverbs provider.
  *
  * stellar.c owns driver registration, the device and the context;
- * verbs.c owns the verbs operations.  The queue pair, completion queue
- * and shared receive queue wrappers are where the user-space data path
- * (mmap'ed rings, doorbells) will keep its state; today they only embed
- * the libibverbs objects because work requests are not yet processed in
- * user space.
+ * verbs.c owns the control-path verbs (uverbs commands, ring mapping);
+ * datapath.c owns work requests and completions, which are exchanged with
+ * the kernel through rings mapped into the process (stellar-abi.h).
+ * datapath.c calls nothing in libibverbs: the only kernel entry on the
+ * data path is the send doorbell, reached through stellar_qp.ring_doorbell.
  */
 #ifndef STELLAR_PROVIDER_H
 #define STELLAR_PROVIDER_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,12 +46,67 @@ struct stellar_mr {
 	struct verbs_mr vmr;
 };
 
+/*
+ * One ring shared with the kernel (see struct stellar_ring in
+ * stellar-abi.h), as mapped into this process.  head is the counter this
+ * process owns: the producer of a send or receive ring, the consumer of a
+ * completion ring.  It runs ahead of the published counter while a batch
+ * of entries is being written or read.
+ */
+struct stellar_uring {
+	struct stellar_ring *hdr;	/* NULL: not mapped */
+	size_t map_size;
+	uint32_t num_entries;		/* power of two */
+	uint32_t entry_size;		/* bytes, power of two */
+	uint32_t head;
+};
+
+/* A send, receive or shared receive queue: a ring and its limits. */
+struct stellar_wq {
+	pthread_spinlock_t lock;
+	struct stellar_uring ring;
+	uint32_t max_sge;		/* SGEs one entry can hold */
+	uint32_t max_inline;		/* inline bytes (send queues) */
+};
+
 struct stellar_cq {
 	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct stellar_uring ring;
+	/* ibv_start_poll(): the CQE being read, NULL when none */
+	const struct stellar_cqe *cur_cqe;
 };
+
+struct stellar_qp;
+
+/*
+ * Tells the kernel the send ring has new entries; 0 or an errno.  Not
+ * called while the kernel polls the ring (STELLAR_RING_POLLED).
+ */
+typedef int (*stellar_doorbell_fn)(struct stellar_qp *qp);
 
 struct stellar_qp {
 	struct verbs_qp vqp;
+	struct stellar_wq sq;
+	struct stellar_wq rq;		/* unused when the QP has an SRQ */
+	stellar_doorbell_fn ring_doorbell;
+	bool sq_sig_all;
+	/* ibv_wr_*() state, valid between wr_start and wr_complete/abort */
+	struct stellar_sq_wqe *wr_cur;	/* entry being built, or NULL */
+	bool wr_cur_has_addr;		/* UD: wr_set_ud_addr() called */
+	uint32_t wr_start_head;		/* sq.ring.head at wr_start */
+	int wr_err;			/* first error since wr_start */
+};
+
+struct stellar_srq {
+	struct ibv_srq ibv_srq;
+	struct stellar_wq rq;
+	uint32_t srq_num;
+};
+
+struct stellar_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_handle;		/* names the AH in UD send WQEs */
 };
 
 static inline struct stellar_device *to_stellar_dev(struct ibv_device *ibdev)
@@ -77,9 +134,29 @@ static inline struct stellar_cq *to_stellar_cq(struct ibv_cq *cq)
 	return stellar_container_of(cq, struct stellar_cq, vcq.cq);
 }
 
+static inline struct stellar_cq *to_stellar_cq_ex(struct ibv_cq_ex *cq)
+{
+	return stellar_container_of(cq, struct stellar_cq, vcq.cq_ex);
+}
+
 static inline struct stellar_qp *to_stellar_qp(struct ibv_qp *qp)
 {
 	return stellar_container_of(qp, struct stellar_qp, vqp.qp);
+}
+
+static inline struct stellar_qp *to_stellar_qp_ex(struct ibv_qp_ex *qp)
+{
+	return stellar_container_of(qp, struct stellar_qp, vqp.qp_ex);
+}
+
+static inline struct stellar_srq *to_stellar_srq(struct ibv_srq *srq)
+{
+	return stellar_container_of(srq, struct stellar_srq, ibv_srq);
+}
+
+static inline struct stellar_ah *to_stellar_ah(struct ibv_ah *ah)
+{
+	return stellar_container_of(ah, struct stellar_ah, ibv_ah);
 }
 
 /* Logging through libibverbs; shown when VERBS_LOG_LEVEL allows it. */
@@ -100,6 +177,49 @@ struct stellar_alloc_pd_cmd_resp {
 	struct ib_uverbs_alloc_pd_resp ibv_resp;
 	struct stellar_alloc_pd_resp drv;
 };
+
+struct stellar_create_cq_cmd_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct stellar_create_cq_resp drv;
+};
+
+struct stellar_create_qp_cmd_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct stellar_create_qp_resp drv;
+};
+
+struct stellar_create_srq_cmd_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct stellar_create_srq_resp drv;
+};
+
+struct stellar_create_ah_cmd_resp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct stellar_create_ah_resp drv;
+};
+
+/* Each driver payload directly follows its core response, unpadded. */
+#define STELLAR_ASSERT_RESP_LAYOUT(wrapper, core)			\
+	_Static_assert(offsetof(struct wrapper, drv) == sizeof(struct core) && \
+		       sizeof(struct wrapper) == sizeof(struct core) +	\
+		       sizeof(((struct wrapper *)0)->drv),		\
+		       "padding around the driver data of " #wrapper)
+STELLAR_ASSERT_RESP_LAYOUT(stellar_create_cq_cmd_resp,
+			   ib_uverbs_create_cq_resp);
+STELLAR_ASSERT_RESP_LAYOUT(stellar_create_qp_cmd_resp,
+			   ib_uverbs_create_qp_resp);
+STELLAR_ASSERT_RESP_LAYOUT(stellar_create_srq_cmd_resp,
+			   ib_uverbs_create_srq_resp);
+STELLAR_ASSERT_RESP_LAYOUT(stellar_create_ah_cmd_resp,
+			   ib_uverbs_create_ah_resp);
+
+/* Fixed sizes of the ring formats (stellar-abi.h). */
+_Static_assert(sizeof(struct stellar_ring) == STELLAR_RING_HDR_SIZE,
+	       "ring header size");
+_Static_assert(sizeof(struct stellar_sq_wqe) == 56, "send WQE size");
+_Static_assert(sizeof(struct stellar_rq_wqe) == 16, "receive WQE size");
+_Static_assert(sizeof(struct stellar_sge) == 16, "SGE size");
+_Static_assert(sizeof(struct stellar_cqe) == 48, "CQE size");
 
 /* The driver payload must start right after the core response. */
 _Static_assert(offsetof(struct stellar_get_context_resp, drv) ==
@@ -134,20 +254,58 @@ int stellar_dereg_mr(struct verbs_mr *vmr);
 struct ibv_cq *stellar_create_cq(struct ibv_context *context, int cqe,
 				 struct ibv_comp_channel *channel,
 				 int comp_vector);
+struct ibv_cq_ex *stellar_create_cq_ex(struct ibv_context *context,
+				       struct ibv_cq_init_attr_ex *attr);
 int stellar_destroy_cq(struct ibv_cq *cq);
-int stellar_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int stellar_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 struct ibv_qp *stellar_create_qp(struct ibv_pd *pd,
 				 struct ibv_qp_init_attr *attr);
+struct ibv_qp *stellar_create_qp_ex(struct ibv_context *context,
+				    struct ibv_qp_init_attr_ex *attr);
 int stellar_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask);
 int stellar_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr);
 int stellar_destroy_qp(struct ibv_qp *qp);
+
+struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr);
+int stellar_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		       int attr_mask);
+int stellar_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int stellar_destroy_srq(struct ibv_srq *srq);
+
+struct ibv_ah *stellar_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int stellar_destroy_ah(struct ibv_ah *ah);
+
+/* datapath.c: no system calls except through qp->ring_doorbell */
+void stellar_uring_attach(struct stellar_uring *ring, void *base,
+			  size_t map_size, uint32_t num_entries,
+			  uint32_t entry_size, bool is_producer);
+int stellar_wq_init(struct stellar_wq *wq);
+void stellar_wq_destroy(struct stellar_wq *wq);
+int stellar_cq_init(struct stellar_cq *cq);
+void stellar_cq_destroy(struct stellar_cq *cq);
+
+/* ibv_wc_flags of ibv_create_cq_ex() that the ring's CQEs can answer. */
+#define STELLAR_CQ_EX_WC_FLAGS						\
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+void stellar_cq_ex_set_ops(struct stellar_cq *cq);
+
+/* ibv_qp_init_attr_ex.send_ops_flags a QP of this type accepts. */
+uint64_t stellar_qp_send_ops(enum ibv_qp_type qp_type);
+void stellar_qp_ex_set_ops(struct stellar_qp *qp);
+
+int stellar_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int stellar_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int stellar_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int stellar_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
 
 #endif /* STELLAR_PROVIDER_H */

@@ -5,14 +5,15 @@
  * stellar libibverbs provider: verbs operations.
  *
  * Control-path verbs are plain uverbs commands handled by the kernel
- * module.  Work requests and completions will be exchanged through
- * queues shared with the kernel (the data-path work); until then
- * poll_cq, post_send and post_recv report EOPNOTSUPP.
+ * module.  Creating a CQ, QP or SRQ also maps its rings (the kernel names
+ * them in the create response); destroying it unmaps them once the kernel
+ * has let go of the object.  The data path is in datapath.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "stellar.h"
 
@@ -121,55 +122,173 @@ int stellar_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
-struct ibv_cq *stellar_create_cq(struct ibv_context *context, int cqe,
-				 struct ibv_comp_channel *channel,
-				 int comp_vector)
+/* ------------------------------------------------------------------ */
+/* Rings                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool stellar_is_pow2(uint32_t n)
 {
-	struct ib_uverbs_create_cq_resp resp = {};
+	return n && !(n & (n - 1));
+}
+
+/* Checks a ring the kernel described before we touch its memory. */
+static int stellar_check_ring_info(struct stellar_context *ctx,
+				   const struct stellar_ring_info *info,
+				   uint32_t min_entry_size)
+{
+	uint64_t needed = STELLAR_RING_HDR_SIZE +
+			  (uint64_t)info->num_entries * info->entry_size;
+
+	if (!stellar_is_pow2(info->num_entries) ||
+	    !stellar_is_pow2(info->entry_size) ||
+	    info->entry_size < min_entry_size || info->mmap_size < needed) {
+		stellar_err(&ctx->vctx,
+			    "bad ring from kernel: %u entries of %u bytes (need %u) in %u bytes",
+			    info->num_entries, info->entry_size,
+			    min_entry_size, info->mmap_size);
+		return EPROTO;
+	}
+	return 0;
+}
+
+static int stellar_map_ring(struct stellar_context *ctx,
+			    struct stellar_uring *ring,
+			    const struct stellar_ring_info *info,
+			    uint32_t min_entry_size, bool is_producer)
+{
+	void *base;
+	int ret;
+
+	ret = stellar_check_ring_info(ctx, info, min_entry_size);
+	if (ret)
+		return ret;
+
+	base = mmap(NULL, info->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ctx->vctx.context.cmd_fd, info->mmap_offset);
+	if (base == MAP_FAILED) {
+		ret = errno;
+		stellar_err(&ctx->vctx, "mmap of %u bytes at offset %#llx: %s",
+			    info->mmap_size,
+			    (unsigned long long)info->mmap_offset,
+			    strerror(ret));
+		return ret;
+	}
+	stellar_uring_attach(ring, base, info->mmap_size, info->num_entries,
+			     info->entry_size, is_producer);
+	return 0;
+}
+
+static void stellar_unmap_ring(struct stellar_uring *ring)
+{
+	if (ring->hdr)
+		munmap(ring->hdr, ring->map_size);
+	ring->hdr = NULL;
+}
+
+/* SGEs (or inline bytes) that fit in one entry after its fixed part. */
+static uint32_t stellar_entry_room(const struct stellar_uring *ring,
+				   size_t fixed_size)
+{
+	return ring->entry_size - fixed_size;
+}
+
+static uint32_t stellar_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                   */
+/* ------------------------------------------------------------------ */
+
+static struct stellar_cq *
+stellar_create_cq_common(struct ibv_context *context, int cqe,
+			 struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct stellar_context *ctx = to_stellar_ctx(context);
+	struct stellar_create_cq_cmd_resp resp = {};
 	struct ibv_create_cq cmd = {};
 	struct stellar_cq *cq;
 	int ret;
 
 	cq = calloc(1, sizeof(*cq));
-	if (!cq)
+	if (!cq) {
+		errno = ENOMEM;
 		return NULL;
+	}
+	ret = stellar_cq_init(cq);
+	if (ret)
+		goto err_free;
 
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
-	if (ret) {
-		free(cq);
-		errno = ret;
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_lock;
+
+	ret = stellar_map_ring(ctx, &cq->ring, &resp.drv.cq,
+			       sizeof(struct stellar_cqe), false);
+	if (ret)
+		goto err_destroy;
+	return cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_lock:
+	stellar_cq_destroy(cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_cq *stellar_create_cq(struct ibv_context *context, int cqe,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector)
+{
+	struct stellar_cq *cq;
+
+	cq = stellar_create_cq_common(context, cqe, channel, comp_vector);
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+struct ibv_cq_ex *stellar_create_cq_ex(struct ibv_context *context,
+				       struct ibv_cq_init_attr_ex *attr)
+{
+	struct stellar_cq *cq;
+
+	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags) ||
+	    (attr->wc_flags & ~STELLAR_CQ_EX_WC_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
 		return NULL;
 	}
 
-	return &cq->vcq.cq;
+	cq = stellar_create_cq_common(context, attr->cqe, attr->channel,
+				      attr->comp_vector);
+	if (!cq)
+		return NULL;
+	stellar_cq_ex_set_ops(cq);
+	return &cq->vcq.cq_ex;
 }
 
 int stellar_destroy_cq(struct ibv_cq *ibcq)
 {
+	struct stellar_cq *cq = to_stellar_cq(ibcq);
 	int ret;
 
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
 
-	free(to_stellar_cq(ibcq));
+	stellar_unmap_ring(&cq->ring);
+	stellar_cq_destroy(cq);
+	free(cq);
 	return 0;
-}
-
-/*
- * ibv_poll_cq() callers treat any non-negative value as a completion
- * count, so "not supported" has to be reported as a negative value.
- */
-int stellar_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
-{
-	(void)cq;
-	(void)num_entries;
-	(void)wc;
-
-	errno = EOPNOTSUPP;
-	return -EOPNOTSUPP;
 }
 
 int stellar_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -177,27 +296,168 @@ int stellar_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
-struct ibv_qp *stellar_create_qp(struct ibv_pd *pd,
-				 struct ibv_qp_init_attr *attr)
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The doorbell system call: a POST_SEND command with no work requests.
+ * datapath.c skips it while the kernel polls the ring (STELLAR_RING_POLLED).
+ */
+static int stellar_doorbell_cmd(struct stellar_qp *qp)
 {
-	struct ib_uverbs_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
-	struct stellar_qp *qp;
+	struct ibv_send_wr *bad_wr;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad_wr);
+}
+
+static int stellar_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
+{
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (attr->comp_mask &
+	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~stellar_qp_send_ops(attr->qp_type)))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Maps the QP's rings and derives its limits; the capabilities reported
+ * to the caller are those the ring entries can really hold.
+ */
+static int stellar_qp_map_rings(struct stellar_context *ctx,
+				struct stellar_qp *qp,
+				struct ibv_qp_init_attr_ex *attr,
+				const struct stellar_create_qp_resp *drv)
+{
+	const size_t sq_fixed = sizeof(struct stellar_sq_wqe);
+	const size_t rq_fixed = sizeof(struct stellar_rq_wqe);
+	struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t room;
 	int ret;
+
+	ret = stellar_map_ring(ctx, &qp->sq.ring, &drv->sq,
+			       sq_fixed + sizeof(struct stellar_sge), true);
+	if (ret)
+		return ret;
+	room = stellar_entry_room(&qp->sq.ring, sq_fixed);
+	qp->sq.max_sge = stellar_min_u32(cap->max_send_sge,
+					 room / sizeof(struct stellar_sge));
+	qp->sq.max_inline = stellar_min_u32(cap->max_inline_data, room);
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+
+	if (attr->srq)
+		return 0;
+	ret = stellar_map_ring(ctx, &qp->rq.ring, &drv->rq,
+			       rq_fixed + sizeof(struct stellar_sge), true);
+	if (ret)
+		return ret;
+	room = stellar_entry_room(&qp->rq.ring, rq_fixed);
+	qp->rq.max_sge = stellar_min_u32(cap->max_recv_sge,
+					 room / sizeof(struct stellar_sge));
+	cap->max_recv_sge = qp->rq.max_sge;
+	return 0;
+}
+
+static void stellar_qp_free(struct stellar_qp *qp)
+{
+	stellar_unmap_ring(&qp->sq.ring);
+	stellar_unmap_ring(&qp->rq.ring);
+	stellar_wq_destroy(&qp->sq);
+	stellar_wq_destroy(&qp->rq);
+	free(qp);
+}
+
+static struct stellar_qp *stellar_qp_alloc(void)
+{
+	struct stellar_qp *qp;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
-	if (ret) {
+	if (stellar_wq_init(&qp->sq)) {
 		free(qp);
+		return NULL;
+	}
+	if (stellar_wq_init(&qp->rq)) {
+		stellar_wq_destroy(&qp->sq);
+		free(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+struct ibv_qp *stellar_create_qp_ex(struct ibv_context *context,
+				    struct ibv_qp_init_attr_ex *attr)
+{
+	struct stellar_context *ctx = to_stellar_ctx(context);
+	struct stellar_create_qp_cmd_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct stellar_qp *qp;
+	int ret;
+
+	ret = stellar_check_qp_attr(attr);
+	if (ret) {
 		errno = ret;
 		return NULL;
 	}
+	qp = stellar_qp_alloc();
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
 
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = stellar_qp_map_rings(ctx, qp, attr, &resp.drv);
+	if (ret)
+		goto err_destroy;
+
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->ring_doorbell = stellar_doorbell_cmd;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		stellar_qp_ex_set_ops(qp);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
 	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	stellar_qp_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *stellar_create_qp(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = stellar_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
 }
 
 int stellar_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -208,13 +468,25 @@ int stellar_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
-int stellar_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+int stellar_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
+	struct stellar_qp *qp = to_stellar_qp(ibqp);
 	struct ibv_query_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr,
-				&cmd, sizeof(cmd));
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr,
+			       &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	/* Report what the ring entries hold, as create_qp did. */
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	if (!ibqp->srq)
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	init_attr->cap = attr->cap;
+	return 0;
 }
 
 int stellar_destroy_qp(struct ibv_qp *ibqp)
@@ -225,25 +497,129 @@ int stellar_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	free(to_stellar_qp(ibqp));
+	stellar_qp_free(to_stellar_qp(ibqp));
 	return 0;
 }
 
-/* ibv_post_send()/ibv_post_recv() return a positive errno on failure. */
-int stellar_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		      struct ibv_send_wr **bad_wr)
-{
-	(void)qp;
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                               */
+/* ------------------------------------------------------------------ */
 
-	*bad_wr = wr;
-	return EOPNOTSUPP;
+struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr)
+{
+	struct stellar_context *ctx = to_stellar_ctx(pd->context);
+	const size_t fixed = sizeof(struct stellar_rq_wqe);
+	struct stellar_create_srq_cmd_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct stellar_srq *srq;
+	uint32_t room;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = stellar_wq_init(&srq->rq);
+	if (ret)
+		goto err_free;
+
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_lock;
+	ret = stellar_map_ring(ctx, &srq->rq.ring, &resp.drv.rq,
+			       fixed + sizeof(struct stellar_sge), true);
+	if (ret)
+		goto err_destroy;
+
+	room = stellar_entry_room(&srq->rq.ring, fixed);
+	srq->rq.max_sge = stellar_min_u32(attr->attr.max_sge,
+					  room / sizeof(struct stellar_sge));
+	attr->attr.max_sge = srq->rq.max_sge;
+	srq->srq_num = resp.drv.srq_num;
+	return &srq->ibv_srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_lock:
+	stellar_wq_destroy(&srq->rq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
 }
 
-int stellar_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr)
+int stellar_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		       int attr_mask)
 {
-	(void)qp;
+	struct ibv_modify_srq cmd = {};
 
-	*bad_wr = wr;
-	return EOPNOTSUPP;
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int stellar_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (!ret)
+		attr->max_sge = to_stellar_srq(ibsrq)->rq.max_sge;
+	return ret;
+}
+
+int stellar_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct stellar_srq *srq = to_stellar_srq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	stellar_unmap_ring(&srq->rq.ring);
+	stellar_wq_destroy(&srq->rq);
+	free(srq);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                     */
+/* ------------------------------------------------------------------ */
+
+struct ibv_ah *stellar_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct stellar_create_ah_cmd_resp resp = {};
+	struct stellar_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_handle = resp.drv.ah_handle;
+	return &ah->ibv_ah;
+}
+
+int stellar_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+
+	free(to_stellar_ah(ibah));
+	return 0;
 }

@@ -287,6 +287,12 @@ struct verbs_srq {
 	uint32_t srq_num;
 };
 
+/* Bits of verbs_qp.comp_mask. */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD		= 1 << 0,
+	VERBS_QP_EX		= 1 << 1,	/* qp_ex is valid */
+};
+
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -327,6 +333,9 @@ STELLAR_DECLARE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 STELLAR_DECLARE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+STELLAR_DECLARE_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
+STELLAR_DECLARE_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+STELLAR_DECLARE_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
 /* ------------------------------------------------------------------ */
 /* Functions exported by libibverbs.so.1 under IBVERBS_PRIVATE_34       */
@@ -404,6 +413,41 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
+/*
+ * Creates a QP from the extended attributes (comp_mask may hold
+ * IBV_QP_INIT_ATTR_PD, _XRCD and _SEND_OPS_FLAGS); writes the granted
+ * capabilities back into attr_ex->cap.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+
+/*
+ * With wr == NULL this sends a POST_SEND command carrying no work
+ * requests: the stellar kernel driver treats it as a doorbell.
+ */
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /* ------------------------------------------------------------------ */
 /* Layout guards: rdma-core v44.0, x86_64                              */
@@ -506,12 +550,21 @@ STELLAR_ABI_OFFSET(ibv_create_cq, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_create_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_modify_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_query_qp, core_payload, 8);
+STELLAR_ABI_SIZE(ibv_create_srq, 40);
+STELLAR_ABI_SIZE(ibv_modify_srq, 24);
+STELLAR_ABI_SIZE(ibv_query_srq, 24);
+STELLAR_ABI_OFFSET(ibv_create_srq, core_payload, 8);
+STELLAR_ABI_OFFSET(ibv_modify_srq, core_payload, 8);
+STELLAR_ABI_OFFSET(ibv_query_srq, core_payload, 8);
 STELLAR_ABI_SIZE(ib_uverbs_get_context_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_alloc_pd_resp, 4);
 STELLAR_ABI_SIZE(ib_uverbs_reg_mr_resp, 12);
 STELLAR_ABI_SIZE(ib_uverbs_create_cq_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_create_qp_resp, 32);
 STELLAR_ABI_SIZE(ib_uverbs_ex_query_device_resp, 304);
+STELLAR_ABI_SIZE(ib_uverbs_create_srq_resp, 16);
+STELLAR_ABI_SIZE(ib_uverbs_create_ah_resp, 4);
+STELLAR_ABI_SIZE(ibv_ah, 24);
 
 STELLAR_ABI_SIZE(verbs_context_ops,
 		 STELLAR_VERBS_CONTEXT_OPS_SLOTS * sizeof(void (*)(void)));
