@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 /**
  * struct stellar_param - one bounded u32 tunable
@@ -128,9 +129,12 @@ static int __init stellar_init(void)
 {
 	int ret;
 
-	ret = stellar_proc_init();
+	ret = stellar_xport_init();
 	if (ret)
 		return ret;
+	ret = stellar_proc_init();
+	if (ret)
+		goto err_xport;
 	ret = stellar_net_init();
 	if (ret)
 		goto err_proc;
@@ -150,6 +154,8 @@ err_net:
 	stellar_net_exit();
 err_proc:
 	stellar_proc_exit();
+err_xport:
+	stellar_xport_exit();
 	return ret;
 }
 
@@ -161,6 +167,7 @@ static void __exit stellar_exit(void)
 	stellar_device_exit();
 	stellar_net_exit();
 	stellar_proc_exit();
+	stellar_xport_exit();
 	pr_info("unloaded\n");
 }
 

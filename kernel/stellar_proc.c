@@ -5,6 +5,7 @@
  *   /proc/stellar/devices          one line per device
  *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
  *   /proc/stellar/<dev>/settings   the device's tunables
+ *   /proc/stellar/<dev>/qps        every QP with its transport counters
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -14,6 +15,7 @@
 #include <linux/seq_file.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 static struct proc_dir_entry *stellar_proc_root;
 
@@ -80,6 +82,55 @@ static int stellar_settings_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static const char *stellar_qp_type_name(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return "RC";
+	case IB_QPT_UC:
+		return "UC";
+	case IB_QPT_UD:
+		return "UD";
+	case IB_QPT_GSI:
+		return "GSI";
+	default:
+		return "?";
+	}
+}
+
+static const char *stellar_qp_state_name(enum ib_qp_state state)
+{
+	static const char * const names[] = {
+		[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT",
+		[IB_QPS_RTR] = "RTR", [IB_QPS_RTS] = "RTS",
+		[IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
+		[IB_QPS_ERR] = "ERR",
+	};
+
+	return state < ARRAY_SIZE(names) && names[state] ? names[state] : "?";
+}
+
+/* One block per QP: identity, then the transport's counters. */
+static int stellar_qps_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev = m->private;
+	struct stellar_qp *qp;
+	unsigned long index;
+
+	xa_for_each(&sdev->qps, index, qp) {
+		qp = stellar_qp_get(sdev, index);
+		if (!qp)
+			continue;
+		seq_printf(m, "qp %u: type %s state %s dest_qp %u user %d\n",
+			   qp->ibqp.qp_num, stellar_qp_type_name(qp->ibqp.qp_type),
+			   stellar_qp_state_name(READ_ONCE(qp->attr.qp_state)),
+			   qp->attr.dest_qp_num, qp->is_user);
+		stellar_xport_show(m, qp);
+		stellar_qp_put(qp);
+	}
+	return 0;
+}
+
 /**
  * stellar_proc_add_dev() - create /proc/stellar/<dev>/
  * @sdev: a registered device
@@ -99,6 +150,9 @@ void stellar_proc_add_dev(struct stellar_dev *sdev)
 		goto fail;
 	if (!proc_create_single_data("settings", 0444, sdev->proc_dir,
 				     stellar_settings_show, sdev))
+		goto fail;
+	if (!proc_create_single_data("qps", 0444, sdev->proc_dir,
+				     stellar_qps_show, sdev))
 		goto fail;
 	return;
 fail:

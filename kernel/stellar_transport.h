@@ -18,6 +18,10 @@
  * stellar_tx.c).  All may sleep unless noted.
  */
 
+/* Module load/unload (after every device is gone). */
+int stellar_xport_init(void);
+void stellar_xport_exit(void);
+
 /* Allocate/free qp->xport at create_qp/destroy_qp. */
 int stellar_xport_create(struct stellar_qp *qp);
 void stellar_xport_destroy(struct stellar_qp *qp);
@@ -41,6 +45,10 @@ void stellar_xport_kick(struct stellar_qp *qp);
  */
 void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 		       const struct stellar_pkt *pkt);
+
+struct seq_file;
+/* Print the QP's transport counters (one "name: value" per line). */
+void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp);
 
 /*
  * Provided by the verbs layer for the transport.

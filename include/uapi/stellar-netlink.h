@@ -56,6 +56,11 @@ enum stellar_genl_stat {
 	STELLAR_STAT_RX_DROP_NO_DEV,	/* arrived on a netdev without device */
 	STELLAR_STAT_PAD,
 	STELLAR_STAT_RX_DROP_BAD_LENGTH, /* lengths or IP header malformed */
+	STELLAR_STAT_RX_DROP_PSN,	/* PSN outside the receive window */
+	STELLAR_STAT_RX_DUPLICATE,	/* duplicate PSN, re-acknowledged */
+	STELLAR_STAT_RETRANSMITS,	/* packets sent again */
+	STELLAR_STAT_NAKS_SENT,
+	STELLAR_STAT_NAKS_RCVD,
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -77,6 +82,11 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_RX_DROP_NO_QP] = "rx_drop_no_qp",		\
 	[STELLAR_STAT_RX_DROP_NO_DEV] = "rx_drop_no_dev",		\
 	[STELLAR_STAT_RX_DROP_BAD_LENGTH] = "rx_drop_bad_length",	\
+	[STELLAR_STAT_RX_DROP_PSN] = "rx_drop_psn",			\
+	[STELLAR_STAT_RX_DUPLICATE] = "rx_duplicate",			\
+	[STELLAR_STAT_RETRANSMITS] = "retransmits",			\
+	[STELLAR_STAT_NAKS_SENT] = "naks_sent",				\
+	[STELLAR_STAT_NAKS_RCVD] = "naks_rcvd",				\
 }
 
 #endif /* STELLAR_NETLINK_USER_H */

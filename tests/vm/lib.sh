@@ -404,3 +404,145 @@ client_server() {
 	[ "$rc" = 0 ] || fail "$name: '$*' exited with $rc:"$'\n'"$(tail -20 "$log")"
 	log "$name: ok"
 }
+
+# --- server/client pairs with distinct commands, perftest ----------------
+
+# cm_listening PORT: an RDMA CM id listens on PORT (any port space).
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep ' state LISTEN ' |
+		grep -q "src-addr [^ ]*:$1 "
+}
+
+# _pair_ready READY: tcp:PORT, udp:PORT, cm:PORT or none.
+_pair_ready() {
+	case "$1" in
+	tcp:*) tcp_listening "${1#tcp:}" ;;
+	udp:*) ss -Hlun "sport = :${1#udp:}" | grep -q . ;;
+	cm:*) cm_listening "${1#cm:}" ;;
+	none) return 0 ;;
+	*) fail "pair_run: bad readiness check '$1'" ;;
+	esac
+}
+
+# _pair_serve NAME READY SECONDS LOG CMD...: run the server, publish
+# NAME.ready once READY holds, wait for it; returns its exit code.
+_pair_serve() {
+	local name=$1 ready=$2 seconds=$3 log=$4 pid rc=0 deadline
+
+	shift 4
+	timeout "$seconds" "$@" >"$log" 2>&1 &
+	pid=$!
+	deadline=$(($(date +%s) + 30))
+	until _pair_ready "$ready"; do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "$name: server not ready ($ready) after 30 s:"$'\n'"$(tail -20 "$log")"
+		sleep 0.1
+	done
+	put_val "$name.ready" 1
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# pair_run NAME SERVER_ROLE READY SECONDS SERVER_ARRAY CLIENT_ARRAY: run
+# the command in the array named SERVER_ARRAY on VM SERVER_ROLE and, once
+# READY (tcp:PORT, udp:PORT, cm:PORT or none) holds there, the command in
+# CLIENT_ARRAY on the other VM.  Each VM expands both arrays itself, so
+# device names, GID indexes and $(peer_ip) may differ per VM.  Both
+# commands must exit 0 within SECONDS.  Output goes to
+# $STELLAR_OUT/NAME.log; PAIR_ROLE is set to "server" or "client" and
+# PAIR_LOG to that log.
+pair_run() {
+	local name=$1 server_role=$2 ready=$3 seconds=$4 rc=0
+	local -n _pair_srv=$5 _pair_cli=$6
+	local cmd
+
+	PAIR_LOG=$STELLAR_OUT/$name.log
+	if [ "$STELLAR_ROLE" = "$server_role" ]; then
+		PAIR_ROLE=server
+		cmd="${_pair_srv[*]}"
+		_pair_serve "$name" "$ready" "$seconds" "$PAIR_LOG" \
+			"${_pair_srv[@]}" || rc=$?
+	else
+		PAIR_ROLE=client
+		cmd="${_pair_cli[*]}"
+		get_val "$name.ready" >/dev/null
+		timeout "$seconds" "${_pair_cli[@]}" >"$PAIR_LOG" 2>&1 || rc=$?
+	fi
+	barrier "$name.done"
+	[ "$rc" = 0 ] ||
+		fail "$name ($PAIR_ROLE): '$cmd' exited with $rc:"$'\n'"$(tail -20 "$PAIR_LOG")"
+	log "$name: $PAIR_ROLE ok"
+}
+
+# perftest_result LOG: the first result line of a perftest log (the
+# numbers under the "#bytes" header); empty if there is none.
+perftest_result() {
+	awk '/#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ && NF >= 4 { print; exit }' "$1"
+}
+
+# perftest_value LOG COLUMN: one number of the result line: for _bw
+# tests column 4 is the average MB/s; for _lat tests 5 is t_typical and
+# 6 t_avg (usec).  Fails unless it is a positive number.
+perftest_value() {
+	local line value
+
+	line=$(perftest_result "$1")
+	[ -n "$line" ] || fail "no perftest result line in $1:"$'\n'"$(tail -20 "$1")"
+	value=$(echo "$line" | awk -v c="$2" '{ print $c }')
+	awk -v v="$value" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }' ||
+		fail "perftest result '$value' (column $2) in $1 is not a positive number: $line"
+	echo "$value"
+}
+
+# perftest_pair NAME SERVER_ROLE DEV GID PORT SECONDS ARGS...: run the
+# perftest command ARGS (e.g. ib_write_bw -n 50) with -d DEV -x GID -p
+# PORT as server on SERVER_ROLE and as client on the other VM (DEV and GID
+# are this VM's own).  -R in ARGS switches the readiness check to RDMA CM.
+# The client must print a result line with a positive first figure;
+# PERFTEST_LINE holds it on the client, empty on the server.
+perftest_pair() {
+	local name=$1 server_role=$2 dev=$3 gid=$4 port=$5 seconds=$6 ready
+	local -a srv cli
+
+	shift 6
+	srv=("$@" -d "$dev" -x "$gid" -p "$port")
+	# shellcheck disable=SC2034 # used by name in pair_run
+	cli=("${srv[@]}" "$(peer_ip 1)")
+	ready=tcp:$port
+	case " $* " in *" -R "*) ready=cm:$port ;; esac
+	pair_run "$name" "$server_role" "$ready" "$seconds" srv cli
+	PERFTEST_LINE=''
+	[ "$PAIR_ROLE" = client ] || return 0
+	PERFTEST_LINE=$(perftest_result "$PAIR_LOG")
+	case "$1" in
+	*_lat) perftest_value "$PAIR_LOG" 5 >/dev/null ;;
+	*) perftest_value "$PAIR_LOG" 4 >/dev/null ;;
+	esac
+	log "$name: $(echo "$PERFTEST_LINE" | tr -s ' \t' ' ')"
+}
+
+# rxe_up NETDEV: load rdma_rxe and create rxe0 on NETDEV; sets RXE_GID to
+# the GID index of the NETDEV's first IPv4 address.
+rxe_up() {
+	modprobe -a ib_core ib_uverbs rdma_ucm rdma_rxe
+	rdma link add rxe0 type rxe netdev "$1"
+	RXE_GID=$(gid_index rxe0 "$(ip -4 -o addr show dev "$1" |
+		awk '{ sub("/.*", "", $4); print $4; exit }')")
+	log "rxe0 on $1, GID index $RXE_GID"
+}
+
+rxe_down() {
+	rdma link delete rxe0
+	rmmod rdma_rxe || fail "rmmod rdma_rxe failed"
+}
+
+# stellar_stat DEV NAME: counter NAME of /proc/stellar/DEV/stats.
+stellar_stat() {
+	local value
+
+	value=$(awk -v n="$2:" '$1 == n { print $2 }' "/proc/stellar/$1/stats")
+	[ -n "$value" ] || fail "no counter '$2' in /proc/stellar/$1/stats"
+	echo "$value"
+}

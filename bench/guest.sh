@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# The benchmark's guest side, run by bench/run.sh in two VMs (a serves,
+# b measures) joined by one link.  One after the other on the same link:
+# iperf3 TCP and UDP, rdma_rxe, stellar with the syscall doorbell and
+# stellar with the doorbell poller.  VM b writes one line per figure to
+# $STELLAR_OUT/bench.tsv:  CONFIG<TAB>TEST<TAB>VALUE<TAB>DETAIL
+# with VALUE a number, "n/a" (not available) or "failed".
+#
+# Arguments: [--quick] [--poll-interval USEC]
+# stellar-test: vms=2 links=1 timeout=3000
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
+
+BW_ITERS=500
+LAT_ITERS=2000
+IPERF_SECONDS=5
+POLL_INTERVAL=50
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) BW_ITERS=100; LAT_ITERS=300; IPERF_SECONDS=2 ;;
+	--poll-interval) POLL_INTERVAL=$2; shift ;;
+	*) fail "bench/guest.sh: unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+TSV=$STELLAR_OUT/bench.tsv
+PORT=19000
+: >"$TSV"
+
+# record CONFIG TEST VALUE [DETAIL]: one figure (VM b only).
+record() {
+	[ "$STELLAR_ROLE" = b ] || return 0
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$TSV"
+}
+
+next_port() {
+	PORT=$((PORT + 1))
+}
+
+# measured CMD...: run CMD in a subshell, so that a failing measurement
+# ends only itself (both VMs still pass the same barriers); its exit
+# code goes to MEASURED_RC.  Not for use in a condition: there "set -e"
+# would not apply inside CMD.
+measured() {
+	MEASURED_RC=0
+	("$@") &
+	wait $! || MEASURED_RC=$?
+}
+
+# --- the link ------------------------------------------------------------
+
+# iperf3_bps LOG: received bits per second from an iperf3 -J log.
+iperf3_bps() {
+	python3 -c '
+import json, sys
+text = open(sys.argv[1]).read()  # warnings may precede the JSON
+end = json.loads(text[text.index("{"):])["end"]
+s = end.get("sum_received") or end["sum"]
+bps = s["bits_per_second"]
+if "sum_received" not in end and "lost_percent" in s:
+    bps *= 1 - s["lost_percent"] / 100
+print("%.0f" % bps)' "$1"
+}
+
+# iperf3_run NAME ARGS...: iperf3 server on a, client on b with ARGS.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+iperf3_run() {
+	local name=$1 srv cli
+
+	shift
+	srv=(iperf3 -s -1 -p "$PORT")
+	cli=(iperf3 -c "$(peer_ip 1)" -p "$PORT" -t "$IPERF_SECONDS" -J "$@")
+	pair_run "$name" a "tcp:$PORT" $((IPERF_SECONDS + 60)) srv cli
+}
+
+# bench_link: record link TCP and UDP in bits per second.
+bench_link() {
+	local proto value
+	local -a args
+
+	if ! command -v iperf3 >/dev/null; then
+		record link iperf3_tcp failed "iperf3 not installed"
+		record link iperf3_udp failed "iperf3 not installed"
+		return 0
+	fi
+	for proto in tcp udp; do
+		next_port
+		args=()
+		[ "$proto" = udp ] && args=(-u -b 0 -l 1472)
+		measured iperf3_run "iperf3_$proto" "${args[@]}"
+		value=failed
+		if [ "$MEASURED_RC" = 0 ] && [ "$STELLAR_ROLE" = b ]; then
+			value=$(iperf3_bps "$STELLAR_OUT/iperf3_$proto.log") ||
+				value=failed
+		fi
+		record link "iperf3_$proto" "$value" bits/s
+		log "link iperf3 $proto: $value bits/s"
+	done
+}
+
+# --- RDMA ----------------------------------------------------------------
+
+# perf CONFIG DEV GID TEST SIZE ITERS: one perftest run, server on a.
+perf() {
+	local config=$1 dev=$2 gid=$3 test=$4 size=$5 iters=$6 name
+	local column=4 unit=MiB/s value=failed
+
+	name=${config}_$test
+	case "$test" in
+	*_lat) column=5 unit=usec ;;
+	esac
+	next_port
+	measured perftest_pair "$name" a "$dev" "$gid" "$PORT" 300 \
+		"ib_$test" -s "$size" -n "$iters"
+	if [ "$MEASURED_RC" = 0 ]; then
+		value=ok
+		[ "$STELLAR_ROLE" = a ] ||
+			value=$(perftest_value "$STELLAR_OUT/$name.log" "$column") ||
+			value=failed
+	fi
+	record "$config" "$test" "$value" "$unit"
+	log "$config $test: $value"
+}
+
+# perf_set CONFIG DEV GID: the benchmark's perftest runs.
+perf_set() {
+	local test
+
+	for test in write_bw read_bw send_bw; do
+		perf "$1" "$2" "$3" "$test" 65536 "$BW_ITERS"
+	done
+	for test in write_lat send_lat; do
+		perf "$1" "$2" "$3" "$test" 8 "$LAT_ITERS"
+	done
+}
+
+# perf_na CONFIG DETAIL: the config could not run.
+perf_na() {
+	local test
+
+	for test in write_bw read_bw send_bw write_lat send_lat; do
+		record "$1" "$test" n/a "$2"
+	done
+}
+
+bench_rxe() {
+	rxe_up "$(link_dev 1)"
+	barrier rxe-up
+	perf_set rxe rxe0 "$RXE_GID"
+	barrier rxe-done
+	rxe_down
+}
+
+# poller_running: a stellar doorbell poller thread exists for stellar0.
+poller_running() {
+	grep -qx 'stellar_db/stel.*' /proc/[0-9]*/comm 2>/dev/null
+}
+
+# bench_stellar CONFIG [PARAM=VALUE...]
+bench_stellar() {
+	local config=$1 mine peers
+
+	shift
+	stellar_pair_up "$@"
+	mine=yes
+	case "$config" in
+	*poll*)
+		grep -qx "db_poll_interval: $POLL_INTERVAL" \
+			/proc/stellar/stellar0/settings && poller_running || mine=no
+		;;
+	esac
+	put_val "$config.ok" "$mine"
+	peers=$(get_val "$config.ok")
+	if [ "$mine" = yes ] && [ "$peers" = yes ]; then
+		perf_set "$config" stellar0 "$STELLAR_GID"
+	else
+		log "$config: no doorbell poller in this build"
+		perf_na "$config" "no doorbell poller"
+	fi
+	barrier "$config-done"
+	rdma link delete stellar0
+	stellar_unload
+}
+
+bench_link
+bench_rxe
+bench_stellar stellar_syscall db_poll_interval=0
+bench_stellar stellar_poll "db_poll_interval=$POLL_INTERVAL"
+barrier bench-done
+log "bench done"

@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Benchmark: two QEMU VMs joined by one link (the integration tests'
+# topology) measure, in one run, the raw link (iperf3 TCP and UDP),
+# rdma_rxe, stellar with the syscall doorbell and stellar with the
+# doorbell poller: ib_write_bw, ib_read_bw, ib_send_bw with 64 KB
+# messages and ib_write_lat, ib_send_lat with 8 bytes.  Writes a markdown
+# table with ratios to bench/results/latest.md (or --out FILE).
+#
+#   bench/run.sh [--quick] [--poll-interval USEC] [--out FILE]
+#
+# Run as root on the build host after "make"; installs iperf3 with
+# apt-get if it is missing.  Knobs of the VM harness apply
+# (STELLAR_VM_SMP, STELLAR_VM_MEM, STELLAR_VM_ACCEL, ...).
+
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+REPO=$(dirname "$BENCH_DIR")
+OUT=$BENCH_DIR/results/latest.md
+GUEST_ARGS=()
+POLL_INTERVAL=50
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '12,17p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--quick) GUEST_ARGS+=(--quick) ;;
+		--poll-interval)
+			[ $# -ge 2 ] || usage
+			POLL_INTERVAL=$2
+			shift
+			;;
+		--out)
+			[ $# -ge 2 ] || usage
+			OUT=$2
+			shift
+			;;
+		-h | --help) usage ;;
+		*) echo "bench: unknown argument '$1'" >&2; usage ;;
+		esac
+		shift
+	done
+	case "$POLL_INTERVAL" in
+	'' | *[!0-9]* | 0) die "--poll-interval needs a positive number of microseconds" ;;
+	esac
+	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL")
+}
+
+check_host() {
+	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
+	[ -f "$REPO/kernel/virtio_stellar.ko" ] ||
+		die "kernel/virtio_stellar.ko not built: run make"
+	[ -f "$REPO/providers/stellar/libstellar-rdmav34.so" ] ||
+		die "the provider is not built: run make"
+	command -v ib_write_bw >/dev/null || die "perftest is not installed"
+	command -v python3 >/dev/null || die "python3 is not installed"
+	if ! command -v iperf3 >/dev/null; then
+		echo "bench: installing iperf3"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends iperf3 >/dev/null ||
+			die "cannot install iperf3"
+	fi
+}
+
+# value CONFIG TEST: a figure from the guest's bench.tsv.
+value() {
+	awk -F '\t' -v c="$1" -v t="$2" \
+		'$1 == c && $2 == t { print $3; found = 1; exit }
+		END { if (!found) print "missing" }' "$TSV"
+}
+
+is_number() {
+	[[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]]
+}
+
+# ratio A B: A/B with two decimals, "—" unless both are numbers.
+ratio() {
+	if is_number "$1" && is_number "$2" && [ "$2" != 0 ]; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+	else
+		echo "—"
+	fi
+}
+
+# mib_per_s BITS_PER_S
+mib_per_s() {
+	if is_number "$1"; then
+		awk -v b="$1" 'BEGIN { printf "%.1f", b / 8 / 1048576 }'
+	else
+		echo "$1"
+	fi
+}
+
+gbit_per_s() {
+	if is_number "$1"; then
+		awk -v b="$1" 'BEGIN { printf "%.3f", b / 1e9 }'
+	else
+		echo "$1"
+	fi
+}
+
+link_table() {
+	local tcp udp
+
+	tcp=$(value link iperf3_tcp)
+	udp=$(value link iperf3_udp)
+	echo "| Link (iperf3) | Gbit/s | MiB/s |"
+	echo "|---|---:|---:|"
+	echo "| TCP | $(gbit_per_s "$tcp") | $(mib_per_s "$tcp") |"
+	echo "| UDP, 1472-byte datagrams, received | $(gbit_per_s "$udp") | $(mib_per_s "$udp") |"
+	LINK_UDP_MIB=$(mib_per_s "$udp")
+}
+
+# perf_row TEST LABEL: one row of the RDMA table.
+perf_row() {
+	local test=$1 label=$2 rxe sys poll link_ratio='—'
+
+	rxe=$(value rxe "$test")
+	sys=$(value stellar_syscall "$test")
+	poll=$(value stellar_poll "$test")
+	case "$test" in
+	*_bw) link_ratio=$(ratio "$sys" "$LINK_UDP_MIB") ;;
+	esac
+	echo "| $label | $rxe | $sys | $poll | $(ratio "$sys" "$rxe") | $link_ratio | $(ratio "$poll" "$sys") |"
+}
+
+rdma_table() {
+	echo "| Test | rdma_rxe | stellar, syscall doorbell | stellar, poller ${POLL_INTERVAL} µs | stellar/rxe | stellar/link UDP | poller/syscall |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	perf_row write_bw "ib_write_bw 64 KB, MiB/s"
+	perf_row read_bw "ib_read_bw 64 KB, MiB/s"
+	perf_row send_bw "ib_send_bw 64 KB, MiB/s"
+	perf_row write_lat "ib_write_lat 8 B, µs (median)"
+	perf_row send_lat "ib_send_lat 8 B, µs (median)"
+}
+
+# The guests' kernel, chosen as tests/vm/common.sh does.
+guest_kernel() {
+	if [ -n "${STELLAR_KVER:-}" ]; then
+		echo "$STELLAR_KVER"
+	else
+		find /boot -maxdepth 1 -name 'vmlinuz-6.1.*-amd64' |
+			sed 's|.*/vmlinuz-||' | sort -V | tail -n 1
+	fi
+}
+
+write_report() {
+	mkdir -p "$(dirname "$OUT")"
+	{
+		echo "# virtio-stellar benchmark"
+		echo
+		echo "Command: \`bench/run.sh${ORIG_ARGS:+ $ORIG_ARGS}\`  "
+		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
+		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
+		echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
+		echo "Guest log: \`$RESULTS\`"
+		echo
+		link_table
+		echo
+		rdma_table
+		echo
+		echo "Bandwidth is the client's average (MiB/s, perftest), latency"
+		echo "perftest's t_typical; \"stellar/link UDP\" divides by the UDP figure"
+		echo "above; poller/syscall compares the two doorbells (for latency, lower"
+		echo "is better).  n/a: the module has no doorbell poller; failed: see"
+		echo "the guest log.  Figures under TCG emulation are comparable with"
+		echo "each other, not with hardware."
+	} >"$OUT"
+}
+
+main() {
+	local name
+
+	ORIG_ARGS="$*"
+	parse_args "$@"
+	check_host
+	RESULTS=$REPO/tests/vm/.build/results/bench-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$RESULTS"
+	name=$(basename "$BENCH_DIR/guest.sh" .sh)
+	"$REPO/tests/vm/run-vm.sh" --results "$RESULTS" "$BENCH_DIR/guest.sh" \
+		"${GUEST_ARGS[@]}" || echo "bench: the guest run failed; writing what it measured"
+	TSV=$RESULTS/$name/vm-b/bench.tsv
+	[ -s "$TSV" ] || die "no measurements in $TSV"
+	write_report
+	echo "bench: wrote $OUT"
+	cat "$OUT"
+}
+
+main "$@"

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: the completer - ACKs, NAKs, READ responses and atomic
+ * ACKs retire send WQEs; the retransmission and RNR timers; completions.
+ *
+ * ACKs are cumulative: an ACK for PSN p finishes every SEND and WRITE
+ * whose last packet is at or before p.  A READ or atomic finishes only
+ * with its responses; an ACK beyond one means they were lost, and the
+ * requester resends from the first missing response.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include "stellar_xport.h"
+
+/* RNR NAK timer field (IBTA table 45) in microseconds. */
+static const u32 stellar_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static struct stellar_swqe *stellar_slot(struct stellar_qp_xport *xp,
+					 u32 index)
+{
+	return &xp->swqe[index & (xp->qp->sq.num_entries - 1)];
+}
+
+static u8 stellar_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void stellar_post_send_cqe(struct stellar_qp_xport *xp, u64 wr_id,
+				  u8 wr_opcode, u8 status, u32 byte_len)
+{
+	struct stellar_qp *qp = xp->qp;
+	struct stellar_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = stellar_wc_opcode(wr_opcode),
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+		.port_num = 1,
+		.reserved1 = (uintptr_t)&qp->ibqp,
+	};
+
+	stellar_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false);
+}
+
+/**
+ * stellar_wqe_done() - a send WQE finished (completes when it is oldest)
+ * @xp: the transport, req_mutex held
+ * @index: its ring index
+ * @status: IB_WC_* status; an error moves the QP to ERR
+ */
+void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status)
+{
+	struct stellar_swqe *s = stellar_slot(xp, index);
+
+	s->state = STELLAR_SWQE_DONE;
+	s->status = status;
+	if (status != IB_WC_SUCCESS)
+		stellar_xport_fatal(xp);
+}
+
+/**
+ * stellar_comp_retire() - complete finished WQEs in order
+ * @xp: the transport, req_mutex held
+ *
+ * Stops after an error completion: the rest is flushed.
+ */
+void stellar_comp_retire(struct stellar_qp_xport *xp)
+{
+	struct stellar_qp *qp = xp->qp;
+	u32 index = READ_ONCE(qp->sq_consumer);
+	u32 count = 0;
+
+	while (stellar_index_before(index + count, xp->next_new)) {
+		struct stellar_swqe *s = stellar_slot(xp, index + count);
+
+		if (s->state != STELLAR_SWQE_DONE)
+			break;
+		count++;
+		if (s->signaled || s->status != IB_WC_SUCCESS)
+			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
+					      s->status, s->length);
+		s->state = STELLAR_SWQE_NEW;
+		if (s->status != IB_WC_SUCCESS)
+			break;
+	}
+	if (count)
+		stellar_sq_retire(qp, count);
+	/* The send position never lags behind retired WQEs. */
+	if (stellar_index_before(xp->req_index, index + count)) {
+		xp->req_index = index + count;
+		xp->req_pkt = 0;
+	}
+	if (stellar_index_before(xp->next_new, xp->req_index))
+		xp->next_new = xp->req_index;
+}
+
+/**
+ * stellar_comp_flush() - complete every outstanding send WQE with a flush
+ * @xp: the transport, req_mutex held, QP in ERR
+ */
+void stellar_comp_flush(struct stellar_qp_xport *xp)
+{
+	struct stellar_qp *qp = xp->qp;
+	u32 pending, i;
+
+	if (xp->req_pkt)
+		xp->req_index++;
+	xp->req_pkt = 0;
+	stellar_comp_retire(xp);
+	pending = stellar_sq_pending(qp);
+	for (i = 0; i < pending; i++) {
+		u32 index = READ_ONCE(qp->sq_consumer) + i;
+		struct stellar_swqe *s = stellar_slot(xp, index);
+
+		/* A malformed WQE still names its wr_id. */
+		stellar_sq_fetch(qp, index, &xp->wqe, xp->sge, xp->inline_data);
+		if (s->state == STELLAR_SWQE_DONE &&
+		    s->status != IB_WC_SUCCESS)
+			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
+					      s->status, s->length);
+		else
+			stellar_post_send_cqe(xp, xp->wqe.wr_id,
+					      xp->wqe.opcode,
+					      IB_WC_WR_FLUSH_ERR, 0);
+		s->state = STELLAR_SWQE_NEW;
+	}
+	if (pending)
+		stellar_sq_retire(qp, pending);
+	xp->req_index = READ_ONCE(qp->sq_consumer);
+	xp->next_new = xp->req_index;
+}
+
+/*
+ * The local ACK timer: 4.096 us * 2^timeout, doubled after each timeout
+ * in a row without progress up to four times that (the range IBA allows),
+ * so that a peer that is briefly unable to run is not given up on early.
+ */
+static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
+{
+	u64 nsecs = (4096ULL << min_t(u8, xp->cfg.timeout, 31)) <<
+		    min_t(u8, xp->backoff, STELLAR_BACKOFF_MAX);
+
+	return max_t(unsigned long, nsecs_to_jiffies64(nsecs), 1);
+}
+
+static bool stellar_comp_outstanding(struct stellar_qp_xport *xp)
+{
+	return xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	       xp->una_psn != xp->psn_high;
+}
+
+/**
+ * stellar_comp_arm_timer() - start the ACK timer if packets are in flight
+ * @xp: the transport, req_mutex held
+ */
+void stellar_comp_arm_timer(struct stellar_qp_xport *xp)
+{
+	if (!xp->cfg.timeout || xp->rnr_wait || !stellar_comp_outstanding(xp) ||
+	    timer_pending(&xp->retrans_timer))
+		return;
+	mod_timer(&xp->retrans_timer, jiffies + stellar_ack_timeout(xp));
+}
+
+/* The peer made progress: reset the retry state, restart the ACK timer. */
+static void stellar_comp_progress(struct stellar_qp_xport *xp)
+{
+	xp->retry_left = xp->cfg.retry_cnt;
+	xp->rnr_left = xp->cfg.rnr_retry;
+	xp->backoff = 0;
+	xp->resp_gap = 0;
+	xp->retrying = false;
+	xp->timeout_deferred = false;
+	if (!stellar_comp_outstanding(xp))
+		del_timer(&xp->retrans_timer);
+	else if (xp->cfg.timeout)
+		mod_timer(&xp->retrans_timer,
+			  jiffies + stellar_ack_timeout(xp));
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+void stellar_comp_timeout(struct timer_list *t)
+{
+	struct stellar_qp_xport *xp = from_timer(xp, t, retrans_timer);
+
+	set_bit(STELLAR_XP_TIMEOUT, &xp->flags);
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+void stellar_comp_rnr_expired(struct timer_list *t)
+{
+	struct stellar_qp_xport *xp = from_timer(xp, t, rnr_timer);
+
+	set_bit(STELLAR_XP_RNR_DONE, &xp->flags);
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+/* Complete the oldest unfinished WQE with @status (retries exhausted). */
+static void stellar_comp_fail_head(struct stellar_qp_xport *xp, u8 status)
+{
+	u32 index;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer);
+	     stellar_index_before(index, xp->next_new); index++) {
+		if (stellar_slot(xp, index)->state != STELLAR_SWQE_DONE) {
+			stellar_wqe_done(xp, index, status);
+			return;
+		}
+	}
+	stellar_xport_fatal(xp);
+}
+
+/**
+ * stellar_comp_retry() - resend from the oldest unacknowledged PSN
+ * @xp: the transport, req_mutex held
+ * @timeout: the ACK timer expired (else: a sequence error was reported)
+ *
+ * Both kinds of retry use up the retry count, which progress restores.
+ * A sequence error reported again before any progress (a duplicated NAK,
+ * more responses beyond the same gap) is already being handled by the
+ * resend in progress and is ignored; if that resend is lost, the timer
+ * fires.  The window shrinks so that a resend after a loss burst does not
+ * cause the next one: to a few packets after a timeout, by half after a
+ * sequence error.
+ */
+static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
+{
+	if (!timeout && xp->retrying)
+		return;
+	if (!xp->retry_left) {
+		stellar_comp_fail_head(xp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	xp->retry_left--;
+	xp->retrying = true;
+	xp->resp_gap = 0;
+	if (timeout) {
+		xp->cwnd = STELLAR_CWND_MIN;
+		if (xp->backoff < STELLAR_BACKOFF_MAX)
+			xp->backoff++;
+	} else {
+		xp->cwnd = max_t(u32, xp->cwnd / 2, STELLAR_CWND_MIN);
+	}
+	stellar_req_rewind(xp, xp->una_psn);
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+/*
+ * An expired timer while responses wait unprocessed in the backlog (this
+ * host did not get to run) gets one more period instead of a retry.
+ */
+static bool stellar_comp_defer_timeout(struct stellar_qp_xport *xp)
+{
+	if (xp->timeout_deferred || skb_queue_empty(&xp->rxq))
+		return false;
+	xp->timeout_deferred = true;
+	mod_timer(&xp->retrans_timer, jiffies + stellar_ack_timeout(xp));
+	stellar_xport_queue(xp, &xp->rx_work);
+	return true;
+}
+
+/**
+ * stellar_comp_handle_timers() - act on expired timers
+ * @xp: the transport, req_mutex held
+ */
+void stellar_comp_handle_timers(struct stellar_qp_xport *xp)
+{
+	if (test_and_clear_bit(STELLAR_XP_RNR_DONE, &xp->flags) &&
+	    xp->rnr_wait) {
+		xp->rnr_wait = false;
+		stellar_req_rewind(xp, xp->una_psn);
+	}
+	if (test_and_clear_bit(STELLAR_XP_TIMEOUT, &xp->flags) &&
+	    stellar_comp_outstanding(xp) && !xp->rnr_wait &&
+	    !stellar_comp_defer_timeout(xp)) {
+		xp->timeout_deferred = false;
+		stellar_xstat(xp, STELLAR_XS_TIMEOUTS, 1);
+		stellar_comp_retry(xp, true);
+	}
+}
+
+/* The slot holding @psn among the sent WQEs, or NULL. */
+static struct stellar_swqe *stellar_comp_find(struct stellar_qp_xport *xp,
+					      u32 psn, u32 *index_out)
+{
+	u32 index;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer);
+	     stellar_index_before(index, xp->next_new); index++) {
+		struct stellar_swqe *s = stellar_slot(xp, index);
+
+		if (s->state == STELLAR_SWQE_DONE || !s->npkts)
+			continue;
+		if (stellar_psn_between(psn, s->first_psn,
+					stellar_psn_add(s->first_psn,
+							s->npkts - 1))) {
+			*index_out = index;
+			return s;
+		}
+		if (stellar_psn_before(psn, s->first_psn))
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Finish every SEND/WRITE WQE whose packets are all at or before @psn.
+ * Return: false if a READ/atomic at or before @psn lacks its responses
+ * (the caller resends it).
+ */
+static bool stellar_comp_ack_through(struct stellar_qp_xport *xp, u32 psn)
+{
+	u32 index;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer);
+	     stellar_index_before(index, xp->next_new); index++) {
+		struct stellar_swqe *s = stellar_slot(xp, index);
+		u32 last = stellar_psn_add(s->first_psn, s->npkts - 1);
+
+		if (s->state == STELLAR_SWQE_DONE || !s->npkts)
+			continue;
+		if (stellar_psn_before(psn, s->first_psn))
+			break;
+		if (s->opcode == IB_WR_RDMA_READ ||
+		    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+			return false;
+		/* @psn < psn_high: every packet up to @psn went out once. */
+		if (stellar_psn_before(psn, last))
+			break;
+		stellar_wqe_done(xp, index, IB_WC_SUCCESS);
+	}
+	return true;
+}
+
+/*
+ * Advance una_psn to @psn + 1 if that is progress, and act on it; true if
+ * it was.  Packets acknowledged while they were being resent are not sent
+ * again, and the window grows by what was acknowledged.
+ */
+static bool stellar_comp_advance(struct stellar_qp_xport *xp, u32 psn)
+{
+	u32 next = stellar_psn_add(psn, 1);
+
+	if (!stellar_psn_after(next, xp->una_psn) ||
+	    stellar_psn_after(next, xp->psn_high))
+		return false;
+	xp->cwnd = min_t(u32, xp->cwnd + stellar_psn_diff(next, xp->una_psn),
+			 STELLAR_TX_WINDOW);
+	xp->una_psn = next;
+	if (stellar_psn_before(xp->sq_psn, next))
+		stellar_req_rewind(xp, next);
+	stellar_comp_progress(xp);
+	return true;
+}
+
+/* A response for a PSN never sent, or long acknowledged. */
+static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
+{
+	return !stellar_psn_before(psn, stellar_psn_add(xp->una_psn, -1)) &&
+	       stellar_psn_before(psn, xp->psn_high);
+}
+
+static void stellar_comp_ack(struct stellar_qp_xport *xp, u32 psn)
+{
+	bool complete = stellar_comp_ack_through(xp, psn);
+
+	if (!complete) {
+		/* Responses to a READ/atomic before @psn were lost. */
+		stellar_comp_retry(xp, false);
+		return;
+	}
+	stellar_comp_advance(xp, psn);
+}
+
+static void stellar_comp_rnr(struct stellar_qp_xport *xp, u32 psn, u8 timer)
+{
+	stellar_xstat(xp, STELLAR_XS_RNR_NAKS_RCVD, 1);
+	if (stellar_comp_ack_through(xp, stellar_psn_add(psn, -1)))
+		stellar_comp_advance(xp, stellar_psn_add(psn, -1));
+	if (!xp->rnr_left) {
+		stellar_comp_fail_head(xp, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (xp->cfg.rnr_retry != 7)
+		xp->rnr_left--;
+	xp->rnr_wait = true;
+	del_timer(&xp->retrans_timer);
+	mod_timer(&xp->rnr_timer,
+		  jiffies + max_t(unsigned long,
+				  usecs_to_jiffies(stellar_rnr_usecs[timer]), 1));
+}
+
+static u8 stellar_nak_status(u8 code)
+{
+	switch (code) {
+	case STELLAR_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case STELLAR_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static void stellar_comp_nak(struct stellar_qp_xport *xp, u32 psn, u8 code)
+{
+	struct stellar_swqe *s;
+	u32 index;
+
+	stellar_xstat(xp, STELLAR_XS_NAKS_RCVD, 1);
+	if (stellar_comp_ack_through(xp, stellar_psn_add(psn, -1)))
+		stellar_comp_advance(xp, stellar_psn_add(psn, -1));
+	if (code == STELLAR_NAK_PSN_SEQ_ERR) {
+		if (stellar_psn_between(psn, xp->una_psn,
+					stellar_psn_add(xp->psn_high, -1)))
+			stellar_comp_retry(xp, false);
+		return;
+	}
+	s = stellar_comp_find(xp, psn, &index);
+	if (s)
+		stellar_wqe_done(xp, index, stellar_nak_status(code));
+	else
+		stellar_comp_fail_head(xp, stellar_nak_status(code));
+}
+
+static void stellar_comp_aeth(struct stellar_qp_xport *xp,
+			      const struct stellar_pkt *pkt)
+{
+	u8 type = FIELD_GET(STELLAR_AETH_TYPE, pkt->aeth.syndrome);
+	u8 value = FIELD_GET(STELLAR_AETH_VALUE, pkt->aeth.syndrome);
+
+	switch (type) {
+	case STELLAR_AETH_TYPE_ACK:
+		stellar_comp_ack(xp, pkt->psn);
+		break;
+	case STELLAR_AETH_TYPE_RNR_NAK:
+		stellar_comp_rnr(xp, pkt->psn, value);
+		break;
+	case STELLAR_AETH_TYPE_NAK:
+		stellar_comp_nak(xp, pkt->psn, value);
+		break;
+	default:
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		break;
+	}
+}
+
+/*
+ * The READ or atomic WQE a response belongs to: everything before it is
+ * implicitly acknowledged.
+ */
+static struct stellar_swqe *stellar_comp_rd_wqe(struct stellar_qp_xport *xp,
+						u32 psn, u32 *index)
+{
+	struct stellar_swqe *s = stellar_comp_find(xp, psn, index);
+
+	if (!s || (s->opcode != IB_WR_RDMA_READ &&
+		   s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return NULL;
+	/* An earlier READ/atomic still lacks responses: these are early. */
+	if (!stellar_comp_ack_through(xp, stellar_psn_add(s->first_psn, -1)))
+		return NULL;
+	return s;
+}
+
+static bool stellar_read_resp_fits(struct stellar_qp_xport *xp,
+				   const struct stellar_swqe *s,
+				   const struct stellar_pkt *pkt)
+{
+	const struct stellar_opcode_info *info = stellar_opcode_info(pkt->opcode);
+	bool last = s->rcvd_pkts == s->npkts - 1;
+	u32 expect = last ? s->length - s->rcvd_pkts * xp->cfg.mtu :
+			    xp->cfg.mtu;
+
+	if (s->opcode != IB_WR_RDMA_READ || pkt->payload_len != expect)
+		return false;
+	if (s->rcvd_pkts == 0 && last)
+		return info->flags & STELLAR_OPF_ONLY;
+	if (s->rcvd_pkts == 0)
+		return info->flags & STELLAR_OPF_FIRST;
+	/*
+	 * Past the start, the answer to a re-request from this PSN begins a
+	 * new response sequence (FIRST or ONLY); the answer to an earlier
+	 * request continues one.  Either carries the bytes due.
+	 */
+	if (last)
+		return info->flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY);
+	return info->flags & (STELLAR_OPF_MIDDLE | STELLAR_OPF_FIRST);
+}
+
+/*
+ * A READ response or atomic ACK that is not the one due next: a duplicate,
+ * or one beyond a lost response.  Responses are not held, so after a few
+ * beyond a gap the READ is asked for again from the first missing one,
+ * without waiting for the timer.
+ */
+static void stellar_comp_resp_gap(struct stellar_qp_xport *xp, u32 psn)
+{
+	if (!stellar_psn_after(psn, xp->una_psn)) {
+		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
+		return;
+	}
+	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
+	if (xp->resp_gap < U8_MAX)
+		xp->resp_gap++;
+	if (xp->resp_gap >= STELLAR_RESP_GAP_THRESHOLD)
+		stellar_comp_retry(xp, false);
+}
+
+static void stellar_comp_read_resp(struct stellar_qp_xport *xp,
+				   const struct stellar_pkt *pkt,
+				   const u8 *payload)
+{
+	struct stellar_swqe *s;
+	u32 index;
+	int ret;
+
+	s = stellar_comp_rd_wqe(xp, pkt->psn, &index);
+	if (!s || pkt->psn != stellar_psn_add(s->first_psn, s->rcvd_pkts)) {
+		stellar_comp_resp_gap(xp, pkt->psn);
+		return;
+	}
+	if (!stellar_read_resp_fits(xp, s, pkt)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		return;
+	}
+	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
+			     xp->inline_data)) {
+		stellar_wqe_done(xp, index, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
+			       xp->wqe.num_sge,
+			       (u64)s->rcvd_pkts * xp->cfg.mtu,
+			       (void *)payload, pkt->payload_len,
+			       STELLAR_COPY_TO_MR);
+	if (ret) {
+		stellar_wqe_done(xp, index, ret == -EMSGSIZE ?
+				 IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	s->rcvd_pkts++;
+	if (s->rcvd_pkts == s->npkts)
+		stellar_wqe_done(xp, index, IB_WC_SUCCESS);
+	stellar_comp_advance(xp, pkt->psn);
+}
+
+static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
+				    const struct stellar_pkt *pkt)
+{
+	u64 orig = pkt->atomic_ack_orig;
+	struct stellar_swqe *s;
+	u32 index;
+	int ret;
+
+	s = stellar_comp_rd_wqe(xp, pkt->psn, &index);
+	if (!s || s->opcode == IB_WR_RDMA_READ) {
+		stellar_comp_resp_gap(xp, pkt->psn);
+		return;
+	}
+	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
+			     xp->inline_data)) {
+		stellar_wqe_done(xp, index, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
+			       xp->wqe.num_sge, 0, &orig, sizeof(orig),
+			       STELLAR_COPY_TO_MR);
+	stellar_wqe_done(xp, index, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+	stellar_comp_advance(xp, pkt->psn);
+}
+
+/**
+ * stellar_comp_rcv() - handle a response (ACK, READ response, atomic ACK)
+ * @xp: the transport, req_mutex held
+ * @skb: the packet, data at the BTH (not consumed)
+ * @pkt: its parsed headers
+ */
+void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
+		      const struct stellar_pkt *pkt)
+{
+	if (xp->qp->ibqp.qp_type != IB_QPT_RC ||
+	    (xp->cfg.state != IB_QPS_RTS && xp->cfg.state != IB_QPS_SQD) ||
+	    test_bit(STELLAR_XP_ERROR, &xp->flags)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_STATE, 1);
+		return;
+	}
+	if (!stellar_comp_psn_valid(xp, pkt->psn)) {
+		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
+		return;
+	}
+	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE)
+		stellar_comp_aeth(xp, pkt);
+	else if (pkt->opcode == STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE)
+		stellar_comp_atomic_ack(xp, pkt);
+	else
+		stellar_comp_read_resp(xp, pkt, skb->data + pkt->hdr_len);
+	stellar_comp_retire(xp);
+}

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: the requester - send WQEs become packets.
+ *
+ * The requester walks the send ring from xp->req_index, packet by packet
+ * (xp->req_pkt), assigning PSNs from xp->sq_psn.  Each slot remembers the
+ * PSN range of its WQE, and packet i of a WQE always carries the same
+ * bytes, so any packet can be rebuilt later from the ring: retransmission
+ * rewinds req_index/req_pkt/sq_psn to the first PSN to resend.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <rdma/ib_mad.h>
+
+#include "stellar_xport.h"
+
+/* Request an ACK at least every this many packets of a long message. */
+#define STELLAR_ACK_EVERY	64
+
+static bool stellar_wr_is_rd_atomic(u8 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool stellar_wr_is_local(u8 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+}
+
+/**
+ * stellar_req_reset() - start sending from the ring's oldest WQE
+ * @xp: the transport, both mutexes held
+ *
+ * Called when the QP enters RTS: the first packet gets attr.sq_psn.
+ */
+void stellar_req_reset(struct stellar_qp_xport *xp)
+{
+	struct stellar_qp *qp = xp->qp;
+
+	xp->req_index = READ_ONCE(qp->sq_consumer);
+	xp->req_pkt = 0;
+	xp->next_new = xp->req_index;
+	xp->sq_psn = qp->attr.sq_psn & STELLAR_PSN_MASK;
+	xp->una_psn = xp->sq_psn;
+	xp->psn_high = xp->sq_psn;
+	xp->cwnd = STELLAR_TX_WINDOW;
+	xp->retry_left = xp->cfg.retry_cnt;
+	xp->rnr_left = xp->cfg.rnr_retry;
+	xp->backoff = 0;
+	xp->resp_gap = 0;
+	xp->retrying = false;
+	xp->timeout_deferred = false;
+	xp->rnr_wait = false;
+}
+
+/**
+ * stellar_req_rewind() - continue sending at a PSN
+ * @xp: the transport, req_mutex held
+ * @psn: the PSN, at most xp->psn_high
+ *
+ * Moves the send position back (to resend from @psn) or forward (past
+ * packets the peer acknowledged while they were being resent).  Only
+ * WQEs that were started already are searched; finished ones are
+ * skipped, so a resend never repeats a completed READ, atomic or local
+ * operation.
+ */
+void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn)
+{
+	u32 index;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer);
+	     stellar_index_before(index, xp->next_new); index++) {
+		struct stellar_swqe *s = &xp->swqe[index &
+						   (xp->qp->sq.num_entries - 1)];
+
+		if (s->state == STELLAR_SWQE_DONE || !s->npkts ||
+		    stellar_psn_after(psn, stellar_psn_add(s->first_psn,
+							   s->npkts - 1)))
+			continue;
+		if (stellar_psn_before(psn, s->first_psn))
+			psn = s->first_psn;
+		xp->req_index = index;
+		xp->req_pkt = stellar_psn_diff(psn, s->first_psn);
+		xp->sq_psn = psn;
+		s->state = STELLAR_SWQE_NEW;
+		return;
+	}
+	xp->req_index = xp->next_new;
+	xp->req_pkt = 0;
+	xp->sq_psn = xp->psn_high;
+}
+
+/* Outstanding READ/atomic WQEs before req_index. */
+static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
+{
+	u32 index, count = 0;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer); index != xp->req_index;
+	     index++) {
+		struct stellar_swqe *s = &xp->swqe[index &
+						   (xp->qp->sq.num_entries - 1)];
+
+		if (s->state != STELLAR_SWQE_DONE &&
+		    stellar_wr_is_rd_atomic(s->opcode))
+			count++;
+	}
+	return count;
+}
+
+static u32 stellar_wqe_length(struct stellar_qp_xport *xp)
+{
+	if (xp->wqe.flags & STELLAR_WQE_INLINE)
+		return xp->wqe.inline_len;
+	return min_t(u64, stellar_sgl_length(xp->sge, xp->wqe.num_sge),
+		     U32_MAX);
+}
+
+static u32 stellar_wqe_npkts(struct stellar_qp_xport *xp, u32 length)
+{
+	u8 opcode = xp->wqe.opcode;
+
+	if (stellar_wr_is_local(opcode))
+		return 0;
+	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, DIV_ROUND_UP(length, xp->cfg.mtu), 1);
+}
+
+/* Prepare a slot for the first packet of its WQE; IB_WC_* status. */
+static u8 stellar_req_init_slot(struct stellar_qp_xport *xp,
+				struct stellar_swqe *s)
+{
+	struct stellar_qp *qp = xp->qp;
+	u64 length = (xp->wqe.flags & STELLAR_WQE_INLINE) ?
+		     xp->wqe.inline_len :
+		     stellar_sgl_length(xp->sge, xp->wqe.num_sge);
+
+	s->opcode = xp->wqe.opcode;
+	s->wr_id = xp->wqe.wr_id;
+	s->signaled = qp->sq_sig_all || (xp->wqe.flags & STELLAR_WQE_SIGNALED);
+	s->first_psn = xp->sq_psn;
+	s->rcvd_pkts = 0;
+	s->status = IB_WC_SUCCESS;
+	s->state = STELLAR_SWQE_NEW;
+	s->length = stellar_wqe_length(xp);
+	s->npkts = stellar_wqe_npkts(xp, s->length);
+	if (length > STELLAR_MAX_MSG_SIZE ||
+	    (stellar_qp_is_ud(qp) && length > xp->cfg.mtu))
+		return IB_WC_LOC_LEN_ERR;
+	if ((s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) && length < 8)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/* The wire opcode of packet @pkt of @npkts of a SEND or WRITE WQE. */
+static u8 stellar_req_opcode(struct stellar_qp_xport *xp, u32 pkt, u32 npkts)
+{
+	u8 base = xp->qp->ibqp.qp_type == IB_QPT_UC ? STELLAR_OP_CLASS_UC :
+						      STELLAR_OP_CLASS_RC;
+	bool first = pkt == 0, last = pkt == npkts - 1;
+	bool imm = xp->wqe.opcode == IB_WR_SEND_WITH_IMM ||
+		   xp->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (stellar_qp_is_ud(xp->qp))
+		return imm ? STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
+			     STELLAR_OP_UD_SEND_ONLY;
+	if (xp->wqe.opcode == IB_WR_RDMA_WRITE ||
+	    xp->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		if (first && last)
+			return base + (imm ?
+				STELLAR_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				STELLAR_OP_RC_RDMA_WRITE_ONLY);
+		if (first)
+			return base + STELLAR_OP_RC_RDMA_WRITE_FIRST;
+		if (!last)
+			return base + STELLAR_OP_RC_RDMA_WRITE_MIDDLE;
+		return base + (imm ?
+			STELLAR_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+			STELLAR_OP_RC_RDMA_WRITE_LAST);
+	}
+	if (xp->wqe.opcode == IB_WR_SEND_WITH_INV && last)
+		return first ? STELLAR_OP_RC_SEND_ONLY_WITH_INVALIDATE :
+			       STELLAR_OP_RC_SEND_LAST_WITH_INVALIDATE;
+	if (first && last)
+		return base + (imm ? STELLAR_OP_RC_SEND_ONLY_WITH_IMMEDIATE :
+				     STELLAR_OP_RC_SEND_ONLY);
+	if (first)
+		return base + STELLAR_OP_RC_SEND_FIRST;
+	if (!last)
+		return base + STELLAR_OP_RC_SEND_MIDDLE;
+	return base + (imm ? STELLAR_OP_RC_SEND_LAST_WITH_IMMEDIATE :
+			     STELLAR_OP_RC_SEND_LAST);
+}
+
+static void stellar_req_fill_hdr(struct stellar_qp_xport *xp,
+				 struct stellar_pkt *hdr, u32 psn)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->pkey = STELLAR_DEFAULT_PKEY;
+	hdr->dest_qpn = xp->cfg.dest_qpn;
+	hdr->psn = psn;
+}
+
+/* UD: the destination comes from the WQE's address handle. */
+static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
+			       struct stellar_pkt *hdr, struct stellar_av *av,
+			       u16 *sport)
+{
+	struct stellar_qp *qp = xp->qp;
+	u32 qkey = xp->wqe.u.ud.remote_qkey;
+
+	if (stellar_ah_av(qp, xp->wqe.u.ud.ah_handle, av))
+		return -EINVAL;
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		qkey = IB_QP1_QKEY;
+	else if (qkey & 0x80000000U)
+		qkey = xp->cfg.qkey;
+	hdr->dest_qpn = xp->wqe.u.ud.remote_qpn & STELLAR_QPN_MASK;
+	hdr->deth.qkey = qkey;
+	hdr->deth.src_qpn = qp->ibqp.qp_num;
+	*sport = rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num,
+				    hdr->dest_qpn);
+	return 0;
+}
+
+static int stellar_req_copy_payload(struct stellar_qp_xport *xp, u8 *dst,
+				    u32 offset, u32 len)
+{
+	if (!len)
+		return 0;
+	if (xp->wqe.flags & STELLAR_WQE_INLINE) {
+		memcpy(dst, xp->inline_data + offset, len);
+		return 0;
+	}
+	return stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
+				xp->wqe.num_sge, offset, dst, len,
+				STELLAR_COPY_FROM_MR);
+}
+
+static void stellar_req_account(struct stellar_qp_xport *xp, u32 psn,
+				u32 npsn)
+{
+	if (stellar_psn_before(psn, xp->psn_high))
+		stellar_xstat(xp, STELLAR_XS_RETRANSMITS, 1);
+	else
+		xp->psn_high = stellar_psn_add(psn, npsn);
+}
+
+static u8 stellar_copy_status(int ret)
+{
+	return ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+/*
+ * Build and send packet xp->req_pkt of a SEND or WRITE WQE.  Return: 0,
+ * or an IB_WC_* error status for the WQE.
+ */
+static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
+				    struct stellar_swqe *s)
+{
+	u32 offset = xp->req_pkt * xp->cfg.mtu;
+	u32 len = min(s->length - offset, xp->cfg.mtu);
+	bool last = xp->req_pkt == s->npkts - 1;
+	struct stellar_av av = xp->cfg.av;
+	u16 sport = xp->cfg.sport;
+	struct stellar_tx_pkt tp;
+	int ret;
+
+	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
+	tp.hdr.opcode = stellar_req_opcode(xp, xp->req_pkt, s->npkts);
+	if (stellar_qp_is_ud(xp->qp) &&
+	    stellar_req_ud_dest(xp, &tp.hdr, &av, &sport))
+		return IB_WC_LOC_QP_OP_ERR;
+	tp.hdr.ack_req = xp->qp->ibqp.qp_type == IB_QPT_RC &&
+			 (last || !((xp->req_pkt + 1) % STELLAR_ACK_EVERY));
+	tp.hdr.se = last && (xp->wqe.flags & STELLAR_WQE_SOLICITED);
+	tp.hdr.reth.va = xp->wqe.u.rdma.remote_addr;
+	tp.hdr.reth.rkey = xp->wqe.u.rdma.rkey;
+	tp.hdr.reth.len = s->length;
+	tp.hdr.imm_data = xp->wqe.imm_data;
+	tp.hdr.ieth_rkey = be32_to_cpu(xp->wqe.imm_data);
+	ret = stellar_tx_alloc(xp, &tp, len);
+	if (ret)
+		return ret == -ENOMEM ? 0 : IB_WC_LOC_QP_OP_ERR;
+	ret = stellar_req_copy_payload(xp, tp.payload, offset, len);
+	if (ret) {
+		kfree_skb(tp.skb);
+		return stellar_copy_status(ret);
+	}
+	stellar_req_account(xp, xp->sq_psn, 1);
+	stellar_tx_xmit(xp, &av, &tp, sport);
+	return IB_WC_SUCCESS;
+}
+
+/* The READ request for the responses not received yet. */
+static u8 stellar_req_send_read(struct stellar_qp_xport *xp,
+				struct stellar_swqe *s)
+{
+	u32 offset = xp->req_pkt * xp->cfg.mtu;
+	struct stellar_tx_pkt tp;
+
+	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
+	tp.hdr.opcode = STELLAR_OP_RC_RDMA_READ_REQUEST;
+	tp.hdr.ack_req = true;
+	tp.hdr.reth.va = xp->wqe.u.rdma.remote_addr + offset;
+	tp.hdr.reth.rkey = xp->wqe.u.rdma.rkey;
+	tp.hdr.reth.len = s->length - offset;
+	if (stellar_tx_alloc(xp, &tp, 0))
+		return IB_WC_SUCCESS;	/* no memory: the timer resends */
+	stellar_req_account(xp, xp->sq_psn, s->npkts - xp->req_pkt);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	return IB_WC_SUCCESS;
+}
+
+static u8 stellar_req_send_atomic(struct stellar_qp_xport *xp)
+{
+	struct stellar_tx_pkt tp;
+	bool cmp_swap = xp->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
+	tp.hdr.opcode = cmp_swap ? STELLAR_OP_RC_COMPARE_SWAP :
+				   STELLAR_OP_RC_FETCH_ADD;
+	tp.hdr.ack_req = true;
+	tp.hdr.atomic.va = xp->wqe.u.atomic.remote_addr;
+	tp.hdr.atomic.rkey = xp->wqe.u.atomic.rkey;
+	tp.hdr.atomic.swap_add = cmp_swap ? xp->wqe.u.atomic.swap :
+					    xp->wqe.u.atomic.compare_add;
+	tp.hdr.atomic.compare = cmp_swap ? xp->wqe.u.atomic.compare_add : 0;
+	if (stellar_tx_alloc(xp, &tp, 0))
+		return IB_WC_SUCCESS;
+	stellar_req_account(xp, xp->sq_psn, 1);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	return IB_WC_SUCCESS;
+}
+
+static u8 stellar_req_local_op(struct stellar_qp_xport *xp)
+{
+	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
+	int ret;
+
+	if (xp->wqe.opcode == IB_WR_REG_MR)
+		ret = stellar_mr_fast_reg(pd,
+					  (struct ib_mr *)(uintptr_t)xp->wqe.u.raw[0],
+					  (u32)xp->wqe.u.raw[1],
+					  (int)xp->wqe.u.raw[2]);
+	else
+		ret = stellar_mr_invalidate(pd, be32_to_cpu(xp->wqe.imm_data));
+	return ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+}
+
+/* In-flight PSNs leave no room for another packet. */
+static bool stellar_req_window_full(struct stellar_qp_xport *xp)
+{
+	return xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->cwnd;
+}
+
+/*
+ * Send what the current WQE allows within @budget packets.  Return: the
+ * WQE's error status, IB_WC_SUCCESS; *@done tells if all of it was sent.
+ */
+static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
+			       struct stellar_swqe *s, u32 *budget,
+			       bool *done)
+{
+	u8 status = IB_WC_SUCCESS;
+
+	*done = false;
+	switch (s->opcode) {
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		*done = true;
+		return stellar_req_local_op(xp);
+	case IB_WR_RDMA_READ:
+		status = stellar_req_send_read(xp, s);
+		xp->sq_psn = stellar_psn_add(s->first_psn, s->npkts);
+		xp->req_pkt = s->npkts;
+		(*budget)--;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		status = stellar_req_send_atomic(xp);
+		xp->sq_psn = stellar_psn_add(xp->sq_psn, 1);
+		xp->req_pkt = 1;
+		(*budget)--;
+		break;
+	default:
+		while (xp->req_pkt < s->npkts && *budget &&
+		       !stellar_req_window_full(xp)) {
+			status = stellar_req_send_data_pkt(xp, s);
+			if (status != IB_WC_SUCCESS)
+				return status;
+			xp->sq_psn = stellar_psn_add(xp->sq_psn, 1);
+			xp->req_pkt++;
+			(*budget)--;
+		}
+	}
+	*done = xp->req_pkt >= s->npkts;
+	return status;
+}
+
+/* Whether the WQE at req_index must wait (fence, READ/atomic limit). */
+static bool stellar_req_must_wait(struct stellar_qp_xport *xp)
+{
+	u32 outstanding;
+
+	if (xp->qp->ibqp.qp_type != IB_QPT_RC || xp->req_pkt)
+		return false;
+	if (!(xp->wqe.flags & STELLAR_WQE_FENCE) &&
+	    !stellar_wr_is_rd_atomic(xp->wqe.opcode))
+		return false;
+	outstanding = stellar_req_rd_atomic_out(xp);
+	if (xp->wqe.flags & STELLAR_WQE_FENCE && outstanding)
+		return true;
+	return stellar_wr_is_rd_atomic(xp->wqe.opcode) &&
+	       outstanding >= xp->cfg.max_rd_atomic;
+}
+
+/* Fetch the WQE at req_index; false if there is none (or it failed). */
+static bool stellar_req_fetch(struct stellar_qp_xport *xp,
+			      struct stellar_swqe *s)
+{
+	int ret = stellar_sq_fetch(xp->qp, xp->req_index, &xp->wqe, xp->sge,
+				   xp->inline_data);
+	u8 status;
+
+	if (ret == -ENOENT)
+		return false;
+	if (ret) {
+		s->opcode = xp->wqe.opcode;
+		s->wr_id = xp->wqe.wr_id;
+		s->npkts = 0;
+		xp->next_new = xp->req_index + 1;
+		stellar_wqe_done(xp, xp->req_index, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	/* A resend keeps the slot: its PSNs and READ progress stay valid. */
+	if (xp->req_pkt || stellar_index_before(xp->req_index, xp->next_new))
+		return true;
+	status = stellar_req_init_slot(xp, s);
+	xp->next_new = xp->req_index + 1;
+	if (status == IB_WC_SUCCESS)
+		return true;
+	s->npkts = 0;
+	stellar_wqe_done(xp, xp->req_index, status);
+	return false;
+}
+
+static bool stellar_req_can_send(struct stellar_qp_xport *xp)
+{
+	return xp->cfg.state == IB_QPS_RTS && !xp->rnr_wait &&
+	       !test_bit(STELLAR_XP_ERROR, &xp->flags) &&
+	       !test_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+}
+
+/* Send new and rewound WQEs; return true if the budget ran out. */
+static bool stellar_req_send(struct stellar_qp_xport *xp)
+{
+	struct stellar_qp *qp = xp->qp;
+	u32 budget = STELLAR_TX_BUDGET;
+
+	while (budget && stellar_req_can_send(xp) &&
+	       !stellar_req_window_full(xp)) {
+		struct stellar_swqe *s = &xp->swqe[xp->req_index &
+						   (qp->sq.num_entries - 1)];
+		bool done;
+		u8 status;
+
+		/* Resending: what finished meanwhile is not sent again. */
+		if (s->state == STELLAR_SWQE_DONE && !xp->req_pkt &&
+		    stellar_index_before(xp->req_index, xp->next_new)) {
+			xp->req_index++;
+			continue;
+		}
+		if (!stellar_req_fetch(xp, s) || stellar_req_must_wait(xp))
+			break;
+		status = stellar_req_send_wqe(xp, s, &budget, &done);
+		if (status != IB_WC_SUCCESS) {
+			stellar_wqe_done(xp, xp->req_index, status);
+			break;
+		}
+		if (!done)
+			break;
+		if (qp->ibqp.qp_type == IB_QPT_RC && s->npkts)
+			s->state = STELLAR_SWQE_SENT;
+		else
+			stellar_wqe_done(xp, xp->req_index, IB_WC_SUCCESS);
+		xp->req_index++;
+		xp->req_pkt = 0;
+	}
+	stellar_comp_arm_timer(xp);
+	return !budget;
+}
+
+static void stellar_req_go_error(struct stellar_qp_xport *xp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (test_and_clear_bit(STELLAR_XP_GO_ERROR, &xp->flags))
+		stellar_modify_qp(&xp->qp->ibqp, &attr, IB_QP_STATE, NULL);
+}
+
+/**
+ * stellar_req_work() - the requester: send, retransmit, flush
+ * @work: xp->req_work
+ */
+void stellar_req_work(struct work_struct *work)
+{
+	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
+						   req_work);
+	bool more = false;
+
+	stellar_req_go_error(xp);
+	mutex_lock(&xp->req_mutex);
+	if (test_bit(STELLAR_XP_ERROR, &xp->flags)) {
+		stellar_comp_flush(xp);
+	} else {
+		stellar_comp_handle_timers(xp);
+		more = stellar_req_send(xp);
+		stellar_comp_retire(xp);
+	}
+	mutex_unlock(&xp->req_mutex);
+	if (more || test_bit(STELLAR_XP_GO_ERROR, &xp->flags))
+		stellar_xport_queue(xp, &xp->req_work);
+}

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: the receiver and the responder.
+ *
+ * The receive work drains a QP's backlog: responses go to the completer,
+ * requests to the responder.  The responder of an RC QP executes requests
+ * in PSN order; packets that arrive ahead of the expected PSN, inside the
+ * receive window, wait in xp->ooo (bounded by the device's rx_buf_size)
+ * and run as soon as the gap is filled, so completions stay in order.
+ * Duplicates are acknowledged again; READ and atomic requests are kept in
+ * a small resource ring so a duplicate gets the same answer without the
+ * atomic running twice.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <rdma/ib_mad.h>
+
+#include "stellar_xport.h"
+
+/* Out-of-order packets held before the responder asks for a resend. */
+#define STELLAR_NAK_THRESHOLD	3
+
+#define STELLAR_SYN_OK		0
+#define STELLAR_SYN_ACK		(FIELD_PREP(STELLAR_AETH_TYPE,		\
+					    STELLAR_AETH_TYPE_ACK) |	\
+				 STELLAR_AETH_CREDIT_INVALID)
+#define STELLAR_SYN_NAK(code)	(FIELD_PREP(STELLAR_AETH_TYPE,		\
+					    STELLAR_AETH_TYPE_NAK) | (code))
+
+static u8 stellar_syn_rnr(struct stellar_qp_xport *xp)
+{
+	return FIELD_PREP(STELLAR_AETH_TYPE, STELLAR_AETH_TYPE_RNR_NAK) |
+	       FIELD_PREP(STELLAR_AETH_VALUE, xp->cfg.min_rnr_timer);
+}
+
+static bool stellar_syn_is_rnr(u8 syn)
+{
+	return FIELD_GET(STELLAR_AETH_TYPE, syn) == STELLAR_AETH_TYPE_RNR_NAK;
+}
+
+/**
+ * stellar_post_recv_cqe() - complete a receive WQE
+ * @xp: the transport
+ * @wr_id: the WQE's cookie
+ * @status: IB_WC_* status
+ * @opcode: IB_WC_RECV or IB_WC_RECV_RDMA_WITH_IMM
+ */
+void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
+			   u8 opcode)
+{
+	struct stellar_qp *qp = xp->qp;
+	struct stellar_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.qp_num = qp->ibqp.qp_num,
+		.port_num = 1,
+		.reserved1 = (uintptr_t)&qp->ibqp,
+	};
+
+	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
+}
+
+static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
+				  u32 psn)
+{
+	struct stellar_tx_pkt tp = {};
+
+	tp.hdr.opcode = STELLAR_OP_RC_ACKNOWLEDGE;
+	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
+	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
+	tp.hdr.psn = psn;
+	tp.hdr.aeth.syndrome = syndrome;
+	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	if (stellar_tx_alloc(xp, &tp, 0))
+		return;
+	if (syndrome == STELLAR_SYN_ACK)
+		stellar_xstat(xp, STELLAR_XS_ACKS_SENT, 1);
+	else if (stellar_syn_is_rnr(syndrome))
+		stellar_xstat(xp, STELLAR_XS_RNR_NAKS_SENT, 1);
+	else
+		stellar_xstat(xp, STELLAR_XS_NAKS_SENT, 1);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+}
+
+/* Send the coalesced ACK for everything before the expected PSN. */
+static void stellar_resp_flush_ack(struct stellar_qp_xport *xp)
+{
+	if (!xp->ack_pending)
+		return;
+	xp->ack_pending = false;
+	stellar_resp_send_ack(xp, STELLAR_SYN_ACK,
+			      stellar_psn_add(xp->win.epsn, -1));
+}
+
+/**
+ * stellar_resp_purge() - drop the packets waiting for a gap
+ * @xp: the transport (resp_mutex held, or the QP is being destroyed)
+ */
+void stellar_resp_purge(struct stellar_qp_xport *xp)
+{
+	struct sk_buff *skb;
+	unsigned long psn;
+
+	xa_for_each(&xp->ooo, psn, skb) {
+		xa_erase(&xp->ooo, psn);
+		kfree_skb(skb);
+	}
+	xp->ooo_bytes = 0;
+}
+
+static void stellar_resp_restart(struct stellar_qp_xport *xp, u32 epsn)
+{
+	stellar_resp_purge(xp);
+	stellar_psn_window_init(&xp->win, epsn);
+	xp->nak_sent = false;
+}
+
+/* The receive WQE a message was landing in completes with @status. */
+static void stellar_resp_fail_msg(struct stellar_qp_xport *xp, u8 status)
+{
+	struct stellar_resp_msg *msg = &xp->msg;
+
+	if (msg->have_wqe)
+		stellar_post_recv_cqe(xp, msg->rwqe.wr_id, status, IB_WC_RECV);
+	msg->have_wqe = false;
+	msg->kind = 0;
+}
+
+/**
+ * stellar_resp_reset() - the QP enters RTR: expect attr.rq_psn
+ * @xp: the transport, both mutexes held
+ */
+void stellar_resp_reset(struct stellar_qp_xport *xp)
+{
+	stellar_resp_restart(xp, xp->qp->attr.rq_psn);
+	memset(&xp->msg, 0, sizeof(xp->msg));
+	memset(xp->res, 0, sizeof(xp->res));
+	xp->res_next = 0;
+	xp->msn = 0;
+	xp->ack_pending = false;
+}
+
+/**
+ * stellar_resp_flush() - the QP entered ERR: flush the receive WQE in use
+ * @xp: the transport, resp_mutex held
+ */
+void stellar_resp_flush(struct stellar_qp_xport *xp)
+{
+	stellar_resp_fail_msg(xp, IB_WC_WR_FLUSH_ERR);
+	stellar_resp_purge(xp);
+}
+
+static bool stellar_resp_len_ok(struct stellar_qp_xport *xp, u16 flags,
+				u32 len)
+{
+	if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_MIDDLE))
+		return len == xp->cfg.mtu;
+	return len <= xp->cfg.mtu;
+}
+
+/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST continue it. */
+static bool stellar_resp_seq_ok(struct stellar_qp_xport *xp, u16 flags)
+{
+	u16 kind = flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE);
+
+	if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY))
+		return !xp->msg.kind;
+	return xp->msg.kind == kind;
+}
+
+static u8 stellar_resp_take_wqe(struct stellar_qp_xport *xp)
+{
+	int ret;
+
+	if (xp->msg.have_wqe)
+		return STELLAR_SYN_OK;
+	ret = stellar_rq_take(xp->qp, &xp->msg.rwqe);
+	if (ret == -ENOENT)
+		return stellar_syn_rnr(xp);
+	if (ret)
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_OP_ERR);
+	xp->msg.have_wqe = true;
+	return STELLAR_SYN_OK;
+}
+
+static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
+				      const struct stellar_pkt *pkt,
+				      u8 opcode, u32 byte_len)
+{
+	struct stellar_qp *qp = xp->qp;
+	struct stellar_cqe cqe = {
+		.wr_id = xp->msg.rwqe.wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = xp->cfg.dest_qpn,
+		.port_num = 1,
+		.reserved1 = (uintptr_t)&qp->ibqp,
+	};
+
+	if (pkt->ext & STELLAR_EXT_IMMDT) {
+		cqe.wc_flags |= STELLAR_CQE_WITH_IMM;
+		cqe.imm_data = pkt->imm_data;
+	} else if (pkt->ext & STELLAR_EXT_IETH) {
+		cqe.wc_flags |= STELLAR_CQE_WITH_INV;
+		cqe.imm_data = cpu_to_be32(pkt->ieth_rkey);
+	}
+	xp->msg.have_wqe = false;
+	xp->msg.kind = 0;
+	xp->msn++;
+	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->se);
+}
+
+static u8 stellar_resp_send(struct stellar_qp_xport *xp,
+			    const struct stellar_pkt *pkt, u16 flags,
+			    u8 *payload)
+{
+	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
+	struct stellar_resp_msg *msg = &xp->msg;
+	u8 syn;
+	int ret;
+
+	if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY)) {
+		syn = stellar_resp_take_wqe(xp);
+		if (syn)
+			return syn;
+		msg->kind = STELLAR_OPF_SEND;
+		msg->offset = 0;
+	}
+	ret = stellar_sgl_copy(pd, msg->rwqe.sge, msg->rwqe.num_sge,
+			       msg->offset, payload, pkt->payload_len,
+			       STELLAR_COPY_TO_MR);
+	if (ret) {
+		stellar_resp_fail_msg(xp, ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+							     IB_WC_LOC_PROT_ERR);
+		return STELLAR_SYN_NAK(ret == -EMSGSIZE ?
+				       STELLAR_NAK_INVALID_REQ :
+				       STELLAR_NAK_REM_OP_ERR);
+	}
+	msg->offset += pkt->payload_len;
+	xp->ack_pending = true;
+	if (!(flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY)))
+		return STELLAR_SYN_OK;
+	if ((flags & STELLAR_OPF_INV) &&
+	    stellar_mr_invalidate(pd, pkt->ieth_rkey)) {
+		stellar_resp_fail_msg(xp, IB_WC_LOC_PROT_ERR);
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_OP_ERR);
+	}
+	stellar_resp_complete_msg(xp, pkt, IB_WC_RECV, msg->offset);
+	return STELLAR_SYN_OK;
+}
+
+static u8 stellar_resp_write_start(struct stellar_qp_xport *xp,
+				   const struct stellar_pkt *pkt)
+{
+	struct stellar_resp_msg *msg = &xp->msg;
+
+	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	msg->kind = STELLAR_OPF_WRITE;
+	msg->va = pkt->reth.va;
+	msg->rkey = pkt->reth.rkey;
+	msg->length = pkt->reth.len;
+	msg->offset = 0;
+	return STELLAR_SYN_OK;
+}
+
+static u8 stellar_resp_write(struct stellar_qp_xport *xp,
+			     const struct stellar_pkt *pkt, u16 flags,
+			     u8 *payload)
+{
+	struct stellar_resp_msg *msg = &xp->msg;
+	bool last = flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY);
+	u32 len = pkt->payload_len;
+	u8 syn;
+
+	if (!(xp->cfg.access & IB_ACCESS_REMOTE_WRITE))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	/* Immediate data needs a receive WQE: RNR before touching memory. */
+	if (last && (flags & STELLAR_OPF_IMM)) {
+		syn = stellar_resp_take_wqe(xp);
+		if (syn)
+			return syn;
+	}
+	if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY)) {
+		syn = stellar_resp_write_start(xp, pkt);
+		if (syn)
+			return syn;
+	}
+	if (msg->offset + len > msg->length ||
+	    (last && msg->offset + len != msg->length))
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	if (stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, true,
+			    msg->va + msg->offset, payload, len,
+			    STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	msg->offset += len;
+	xp->ack_pending = true;
+	if (!last)
+		return STELLAR_SYN_OK;
+	if (flags & STELLAR_OPF_IMM) {
+		stellar_resp_complete_msg(xp, pkt, IB_WC_RECV_RDMA_WITH_IMM,
+					  msg->length);
+	} else {
+		msg->kind = 0;
+		xp->msn++;
+	}
+	return STELLAR_SYN_OK;
+}
+
+static u8 stellar_read_resp_opcode(u32 i, u32 npkts)
+{
+	if (npkts == 1)
+		return STELLAR_OP_RC_RDMA_READ_RESPONSE_ONLY;
+	if (i == 0)
+		return STELLAR_OP_RC_RDMA_READ_RESPONSE_FIRST;
+	if (i == npkts - 1)
+		return STELLAR_OP_RC_RDMA_READ_RESPONSE_LAST;
+	return STELLAR_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+static u32 stellar_read_npkts(struct stellar_qp_xport *xp, u32 len)
+{
+	return max_t(u32, DIV_ROUND_UP(len, xp->cfg.mtu), 1);
+}
+
+/*
+ * Send the responses of a READ of @len bytes at @va starting at @psn.
+ * Return: a NAK syndrome if the first one cannot be read.
+ */
+static u8 stellar_resp_read_reply(struct stellar_qp_xport *xp, u32 psn,
+				  u64 va, u32 rkey, u32 len)
+{
+	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
+	u32 npkts = stellar_read_npkts(xp, len), i;
+
+	for (i = 0; i < npkts; i++) {
+		u32 plen = min(len - i * xp->cfg.mtu, xp->cfg.mtu);
+		struct stellar_tx_pkt tp = {};
+
+		tp.hdr.opcode = stellar_read_resp_opcode(i, npkts);
+		tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
+		tp.hdr.dest_qpn = xp->cfg.dest_qpn;
+		tp.hdr.psn = stellar_psn_add(psn, i);
+		tp.hdr.aeth.syndrome = STELLAR_SYN_ACK;
+		tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+		if (stellar_tx_alloc(xp, &tp, plen))
+			return STELLAR_SYN_OK;	/* the requester retries */
+		if (stellar_mr_copy(pd, rkey, true, va + (u64)i * xp->cfg.mtu,
+				    tp.payload, plen, STELLAR_COPY_FROM_MR,
+				    IB_ACCESS_REMOTE_READ)) {
+			kfree_skb(tp.skb);
+			return i ? STELLAR_SYN_OK :
+				   STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+		}
+		stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+		if (!(i % 64))
+			cond_resched();
+	}
+	return STELLAR_SYN_OK;
+}
+
+static struct stellar_resp_res *stellar_resp_new_res(struct stellar_qp_xport *xp)
+{
+	struct stellar_resp_res *res;
+
+	res = &xp->res[xp->res_next++ % xp->cfg.max_dest_rd_atomic];
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static u8 stellar_resp_read(struct stellar_qp_xport *xp,
+			    const struct stellar_pkt *pkt, u32 *npsn)
+{
+	struct stellar_resp_res *res;
+	u32 npkts;
+	u8 syn;
+
+	if (!(xp->cfg.access & IB_ACCESS_REMOTE_READ))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	npkts = stellar_read_npkts(xp, pkt->reth.len);
+	stellar_resp_flush_ack(xp);
+	xp->msn++;
+	syn = stellar_resp_read_reply(xp, pkt->psn, pkt->reth.va,
+				      pkt->reth.rkey, pkt->reth.len);
+	if (syn) {
+		xp->msn--;
+		return syn;
+	}
+	res = stellar_resp_new_res(xp);
+	res->first_psn = pkt->psn;
+	res->last_psn = stellar_psn_add(pkt->psn, npkts - 1);
+	res->valid = true;
+	*npsn = npkts;
+	return STELLAR_SYN_OK;
+}
+
+static void stellar_resp_atomic_ack(struct stellar_qp_xport *xp, u32 psn,
+				    u64 orig)
+{
+	struct stellar_tx_pkt tp = {};
+
+	tp.hdr.opcode = STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE;
+	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
+	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
+	tp.hdr.psn = psn;
+	tp.hdr.aeth.syndrome = STELLAR_SYN_ACK;
+	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	tp.hdr.atomic_ack_orig = orig;
+	if (stellar_tx_alloc(xp, &tp, 0))
+		return;
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+}
+
+static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
+			      const struct stellar_pkt *pkt)
+{
+	bool cmp_swap = pkt->opcode == STELLAR_OP_RC_COMPARE_SWAP;
+	struct stellar_resp_res *res;
+	u64 orig;
+	int ret;
+
+	if (!(xp->cfg.access & IB_ACCESS_REMOTE_ATOMIC))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	ret = stellar_mr_atomic(to_spd(xp->qp->ibqp.pd), pkt->atomic.rkey,
+				pkt->atomic.va, cmp_swap,
+				cmp_swap ? pkt->atomic.compare :
+					   pkt->atomic.swap_add,
+				cmp_swap ? pkt->atomic.swap_add : 0, &orig);
+	if (ret == -EINVAL)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	if (ret)
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	res = stellar_resp_new_res(xp);
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+	res->is_atomic = true;
+	res->valid = true;
+	xp->msn++;
+	stellar_resp_flush_ack(xp);
+	stellar_resp_atomic_ack(xp, pkt->psn, orig);
+	return STELLAR_SYN_OK;
+}
+
+/*
+ * Execute one request in order.  *@npsn receives the PSNs it consumed.
+ * Return: STELLAR_SYN_OK or the NAK/RNR NAK syndrome to answer with.
+ */
+static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
+			       struct sk_buff *skb,
+			       const struct stellar_pkt *pkt, u32 *npsn)
+{
+	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
+	u8 *payload = skb->data + pkt->hdr_len;
+
+	*npsn = 1;
+	if (!stellar_resp_seq_ok(xp, flags))
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	if ((flags & STELLAR_OPF_PAYLOAD) &&
+	    !stellar_resp_len_ok(xp, flags, pkt->payload_len))
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	if (flags & STELLAR_OPF_SEND)
+		return stellar_resp_send(xp, pkt, flags, payload);
+	if (flags & STELLAR_OPF_WRITE)
+		return stellar_resp_write(xp, pkt, flags, payload);
+	if (flags & STELLAR_OPF_READ)
+		return stellar_resp_read(xp, pkt, npsn);
+	return stellar_resp_atomic(xp, pkt);
+}
+
+/* Answer a failed request; anything but RNR is fatal for the QP. */
+static void stellar_resp_error(struct stellar_qp_xport *xp, u8 syn, u32 psn)
+{
+	stellar_resp_flush_ack(xp);
+	stellar_resp_send_ack(xp, syn, psn);
+	if (!stellar_syn_is_rnr(syn)) {
+		stellar_resp_fail_msg(xp, IB_WC_REM_INV_REQ_ERR);
+		stellar_xport_fatal(xp);
+	}
+}
+
+/* Run the waiting packets that the arrival of @psn put in order. */
+static void stellar_resp_run_ooo(struct stellar_qp_xport *xp, u32 psn,
+				 u32 count)
+{
+	u32 i;
+
+	for (i = 1; i < count; i++) {
+		u32 next = stellar_psn_add(psn, i), npsn;
+		struct sk_buff *skb = xa_erase(&xp->ooo, next);
+		struct stellar_pkt pkt;
+		u8 syn;
+
+		if (!skb)
+			continue;
+		xp->ooo_bytes -= skb->len;
+		stellar_parse_packet(skb->data, skb->len, &pkt);
+		syn = stellar_resp_execute(xp, skb, &pkt, &npsn);
+		kfree_skb(skb);
+		if (syn) {
+			stellar_resp_restart(xp, next);
+			stellar_resp_error(xp, syn, next);
+			return;
+		}
+		if (npsn > 1) {
+			stellar_resp_restart(xp, stellar_psn_add(next, npsn));
+			return;
+		}
+	}
+}
+
+static void stellar_resp_in_order(struct stellar_qp_xport *xp,
+				  struct sk_buff *skb,
+				  const struct stellar_pkt *pkt)
+{
+	u32 npsn, count;
+	u8 syn;
+
+	syn = stellar_resp_execute(xp, skb, pkt, &npsn);
+	if (syn) {
+		stellar_resp_error(xp, syn, pkt->psn);
+		return;
+	}
+	xp->nak_sent = false;
+	if (npsn > 1) {
+		stellar_resp_restart(xp, stellar_psn_add(pkt->psn, npsn));
+		return;
+	}
+	count = stellar_psn_mark(&xp->win, pkt->psn);
+	stellar_resp_run_ooo(xp, pkt->psn, count);
+}
+
+/* Ask for a resend from the expected PSN, once per gap. */
+static void stellar_resp_seq_nak(struct stellar_qp_xport *xp)
+{
+	if (xp->nak_sent)
+		return;
+	xp->nak_sent = true;
+	stellar_resp_flush_ack(xp);
+	stellar_resp_send_ack(xp, STELLAR_SYN_NAK(STELLAR_NAK_PSN_SEQ_ERR),
+			      xp->win.epsn);
+}
+
+/* Keep a packet that arrived ahead of a gap; false if it was dropped. */
+static bool stellar_resp_hold(struct stellar_qp_xport *xp,
+			      struct sk_buff *skb,
+			      const struct stellar_pkt *pkt)
+{
+	u32 limit = READ_ONCE(xp->sdev->settings.rx_buf_size);
+
+	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
+	if (xp->ooo_bytes + skb->len > limit ||
+	    xa_insert(&xp->ooo, pkt->psn, skb, GFP_KERNEL)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
+		stellar_resp_seq_nak(xp);
+		return false;
+	}
+	xp->ooo_bytes += skb->len;
+	stellar_psn_mark(&xp->win, pkt->psn);
+	if (xp->win.nr_ooo >= STELLAR_NAK_THRESHOLD)
+		stellar_resp_seq_nak(xp);
+	return true;
+}
+
+static struct stellar_resp_res *
+stellar_resp_find_res(struct stellar_qp_xport *xp, u32 psn, bool is_atomic)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(xp->res); i++) {
+		struct stellar_resp_res *res = &xp->res[i];
+
+		if (res->valid && res->is_atomic == is_atomic &&
+		    stellar_psn_between(psn, res->first_psn, res->last_psn))
+			return res;
+	}
+	return NULL;
+}
+
+static void stellar_resp_duplicate(struct stellar_qp_xport *xp,
+				   const struct stellar_pkt *pkt)
+{
+	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
+	struct stellar_resp_res *res;
+
+	stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
+	if (flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE)) {
+		xp->ack_pending = true;
+		return;
+	}
+	res = stellar_resp_find_res(xp, pkt->psn, flags & STELLAR_OPF_ATOMIC);
+	if (!res)
+		return;
+	stellar_resp_flush_ack(xp);
+	if (res->is_atomic) {
+		stellar_resp_atomic_ack(xp, pkt->psn, res->orig);
+		return;
+	}
+	/* A retried READ may ask for the tail only: answer what it asks. */
+	if (stellar_read_npkts(xp, pkt->reth.len) - 1 <=
+	    (u32)stellar_psn_diff(res->last_psn, pkt->psn) &&
+	    (xp->cfg.access & IB_ACCESS_REMOTE_READ))
+		stellar_resp_read_reply(xp, pkt->psn, pkt->reth.va,
+					pkt->reth.rkey, pkt->reth.len);
+}
+
+/* RC: returns true if the responder kept @skb. */
+static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
+			    const struct stellar_pkt *pkt)
+{
+	switch (stellar_psn_classify(&xp->win, pkt->psn)) {
+	case STELLAR_PSN_NEW_IN_ORDER:
+		stellar_resp_in_order(xp, skb, pkt);
+		return false;
+	case STELLAR_PSN_NEW_OUT_OF_ORDER:
+		return stellar_resp_hold(xp, skb, pkt);
+	case STELLAR_PSN_DUPLICATE:
+		stellar_resp_duplicate(xp, pkt);
+		return false;
+	default:
+		stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
+		stellar_resp_seq_nak(xp);
+		return false;
+	}
+}
+
+/* UC: a lost packet loses its message; the receive WQE is reused. */
+static void stellar_resp_uc(struct stellar_qp_xport *xp, struct sk_buff *skb,
+			    const struct stellar_pkt *pkt)
+{
+	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
+	u32 npsn;
+
+	if (pkt->psn != xp->win.epsn) {
+		xp->msg.kind = 0;
+		stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
+	}
+	stellar_psn_window_init(&xp->win, stellar_psn_add(pkt->psn, 1));
+	if (stellar_resp_execute(xp, skb, pkt, &npsn) != STELLAR_SYN_OK) {
+		xp->msg.kind = 0;
+		if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY))
+			stellar_xstat(xp, STELLAR_XS_DROP_NO_RECV, 1);
+	}
+	xp->ack_pending = false;
+}
+
+/* The 40 bytes a UD receive buffer starts with: the IP header as GRH. */
+static void stellar_resp_grh(struct sk_buff *skb, union rdma_network_hdr *hdr)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	if (skb->protocol == htons(ETH_P_IP))
+		memcpy(&hdr->roce4grh, ip_hdr(skb), sizeof(hdr->roce4grh));
+	else
+		memcpy(&hdr->ibgrh, ipv6_hdr(skb), sizeof(hdr->ibgrh));
+}
+
+static u8 stellar_resp_ud_place(struct stellar_qp_xport *xp,
+				struct sk_buff *skb,
+				const struct stellar_pkt *pkt)
+{
+	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
+	struct stellar_recv_wqe *rwqe = &xp->msg.rwqe;
+	union rdma_network_hdr grh;
+	int ret;
+
+	stellar_resp_grh(skb, &grh);
+	ret = stellar_sgl_copy(pd, rwqe->sge, rwqe->num_sge, 0, &grh,
+			       sizeof(grh), STELLAR_COPY_TO_MR);
+	if (!ret)
+		ret = stellar_sgl_copy(pd, rwqe->sge, rwqe->num_sge,
+				       sizeof(grh), skb->data + pkt->hdr_len,
+				       pkt->payload_len, STELLAR_COPY_TO_MR);
+	if (!ret)
+		return IB_WC_SUCCESS;
+	return ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+static void stellar_resp_ud(struct stellar_qp_xport *xp, struct sk_buff *skb,
+			    const struct stellar_pkt *pkt)
+{
+	struct stellar_qp *qp = xp->qp;
+	struct stellar_cqe cqe = {
+		.opcode = IB_WC_RECV,
+		.wc_flags = STELLAR_CQE_GRH,
+		.byte_len = sizeof(union rdma_network_hdr) + pkt->payload_len,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = pkt->deth.src_qpn,
+		.port_num = 1,
+		.reserved1 = (uintptr_t)&qp->ibqp,
+	};
+
+	if (pkt->deth.qkey != xp->cfg.qkey || pkt->payload_len > xp->cfg.mtu) {
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		return;
+	}
+	if (stellar_rq_take(qp, &xp->msg.rwqe)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_NO_RECV, 1);
+		return;
+	}
+	cqe.wr_id = xp->msg.rwqe.wr_id;
+	cqe.status = stellar_resp_ud_place(xp, skb, pkt);
+	if (pkt->ext & STELLAR_EXT_IMMDT) {
+		cqe.wc_flags |= STELLAR_CQE_WITH_IMM;
+		cqe.imm_data = pkt->imm_data;
+	}
+	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->se);
+}
+
+static bool stellar_resp_state_ok(struct stellar_qp_xport *xp)
+{
+	enum ib_qp_state state = xp->cfg.state;
+
+	return (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		state == IB_QPS_SQD || state == IB_QPS_SQE) &&
+	       !test_bit(STELLAR_XP_ERROR, &xp->flags) &&
+	       !test_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+}
+
+/* A request for this QP; consumes @skb. */
+static void stellar_resp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
+			     const struct stellar_pkt *pkt)
+{
+	if (!stellar_resp_state_ok(xp))
+		stellar_xstat(xp, STELLAR_XS_DROP_STATE, 1);
+	else if (stellar_qp_is_ud(xp->qp))
+		stellar_resp_ud(xp, skb, pkt);
+	else if (xp->qp->ibqp.qp_type == IB_QPT_UC)
+		stellar_resp_uc(xp, skb, pkt);
+	else if (stellar_resp_rc(xp, skb, pkt))
+		return;	/* held until the gap before it fills */
+	kfree_skb(skb);
+}
+
+static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
+{
+	struct stellar_pkt pkt;
+
+	stellar_xstat(xp, STELLAR_XS_RX_PACKETS, 1);
+	stellar_xstat(xp, STELLAR_XS_RX_BYTES, skb->len);
+	if (stellar_parse_packet(skb->data, skb->len, &pkt) != STELLAR_RX_OK) {
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (stellar_opcode_info(pkt.opcode)->flags & STELLAR_OPF_RESPONSE) {
+		mutex_lock(&xp->req_mutex);
+		stellar_comp_rcv(xp, skb, &pkt);
+		mutex_unlock(&xp->req_mutex);
+		kfree_skb(skb);
+		return;
+	}
+	mutex_lock(&xp->resp_mutex);
+	stellar_resp_rcv(xp, skb, &pkt);
+	mutex_unlock(&xp->resp_mutex);
+}
+
+/**
+ * stellar_rx_work() - drain a QP's backlog of received packets
+ * @work: xp->rx_work
+ */
+void stellar_rx_work(struct work_struct *work)
+{
+	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
+						   rx_work);
+	u32 budget = STELLAR_RX_BUDGET;
+	struct sk_buff *skb;
+
+	while (budget-- && (skb = skb_dequeue(&xp->rxq)))
+		stellar_rx_one(xp, skb);
+	mutex_lock(&xp->resp_mutex);
+	stellar_resp_flush_ack(xp);
+	mutex_unlock(&xp->resp_mutex);
+	if (!skb_queue_empty(&xp->rxq))
+		stellar_xport_queue(xp, &xp->rx_work);
+}

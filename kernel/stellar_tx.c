@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: building and sending RoCEv2 packets.
+ *
+ * A packet is built in one linear skb: transport headers, payload, pad and
+ * ICRC, then the UDP and IP headers are pushed in front.  The IP header is
+ * built here rather than by the UDP tunnel helpers because the ICRC covers
+ * it (the IPv4 identification included), so it must be final before the
+ * ICRC is computed.  Packets to an address of this host are handed to the
+ * receive path directly.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+
+#include "stellar_xport.h"
+
+#define STELLAR_TX_HEADROOM	(STELLAR_IPV6_HDR_LEN + STELLAR_UDP_HDR_LEN)
+
+/**
+ * stellar_tx_alloc() - allocate a packet and write its transport headers
+ * @xp: the sending QP's transport
+ * @tp: @tp->hdr holds the header fields; @tp->skb and @tp->payload are set
+ * @payload_len: payload bytes the caller will write at @tp->payload
+ *
+ * Return: 0, -EINVAL for an opcode without wire format, or -ENOMEM.
+ */
+int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
+		     u32 payload_len)
+{
+	struct net_device *ndev = xp->sdev->ndev;
+	u32 hdr_len = stellar_hdr_len(tp->hdr.opcode);
+	u8 pad = stellar_pad_count(payload_len);
+	struct sk_buff *skb;
+	u8 *bth;
+
+	if (!hdr_len)
+		return -EINVAL;
+	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + STELLAR_TX_HEADROOM +
+			hdr_len + payload_len + pad + STELLAR_ICRC_LEN,
+			GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, LL_RESERVED_SPACE(ndev) + STELLAR_TX_HEADROOM);
+	tp->hdr.pad_count = pad;
+	tp->hdr.tver = STELLAR_BTH_TVER;
+	bth = skb_put(skb, hdr_len + payload_len + pad + STELLAR_ICRC_LEN);
+	stellar_build_headers(bth, &tp->hdr);
+	memset(bth + hdr_len + payload_len, 0, pad + STELLAR_ICRC_LEN);
+	tp->payload = bth + hdr_len;
+	tp->skb = skb;
+	return 0;
+}
+
+static void stellar_tx_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(STELLAR_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+static struct rtable *stellar_route4(struct stellar_qp_xport *xp,
+				     const struct stellar_av *av)
+{
+	struct net_device *ndev = xp->sdev->ndev;
+	struct flowi4 fl4 = {};
+
+	fl4.flowi4_oif = ndev->ifindex;
+	memcpy(&fl4.saddr, &av->sgid.raw[12], sizeof(fl4.saddr));
+	memcpy(&fl4.daddr, &av->dgid.raw[12], sizeof(fl4.daddr));
+	fl4.flowi4_proto = IPPROTO_UDP;
+	return ip_route_output_key(dev_net(ndev), &fl4);
+}
+
+static void stellar_tx_push_ipv4(struct sk_buff *skb, struct rtable *rt,
+				 const struct stellar_av *av)
+{
+	struct iphdr *iph;
+
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ? av->hop_limit : 64;
+	iph->protocol = IPPROTO_UDP;
+	memcpy(&iph->saddr, &av->sgid.raw[12], sizeof(iph->saddr));
+	memcpy(&iph->daddr, &av->dgid.raw[12], sizeof(iph->daddr));
+	iph->check = 0;
+	__ip_select_ident(dev_net(rt->dst.dev), iph, 1);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+/* The ICRC over the final IP, UDP and transport headers and payload. */
+static void stellar_tx_icrc(struct sk_buff *skb, bool is_ipv6)
+{
+	u8 *bth = skb_transport_header(skb) + sizeof(struct udphdr);
+
+	stellar_icrc_store(skb_network_header(skb), is_ipv6,
+			   skb_transport_header(skb), bth,
+			   skb_tail_pointer(skb) - bth);
+}
+
+/* Hand a finished packet to this host's receive path. */
+static int stellar_tx_loopback(struct stellar_qp_xport *xp,
+			       struct sk_buff *skb)
+{
+	skb_dst_drop(skb);
+	skb->dev = xp->sdev->ndev;
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	return stellar_tx_loopback_rcv(xp->sdev, skb);
+}
+
+static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
+			   const struct stellar_av *av, struct sk_buff *skb,
+			   u16 sport)
+{
+	bool local;
+	struct rtable *rt = stellar_route4(xp, av);
+
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	local = rt->rt_type == RTN_LOCAL;
+	stellar_tx_push_udp(skb, sport);
+	stellar_tx_push_ipv4(skb, rt, av);
+	stellar_tx_icrc(skb, false);
+	if (local)
+		return stellar_tx_loopback(xp, skb);
+	return ip_local_out(dev_net(rt->dst.dev), NULL, skb);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct dst_entry *stellar_route6(struct stellar_qp_xport *xp,
+					const struct stellar_av *av)
+{
+	struct net_device *ndev = xp->sdev->ndev;
+	struct flowi6 fl6 = {};
+	struct dst_entry *dst;
+
+	fl6.flowi6_oif = ndev->ifindex;
+	memcpy(&fl6.saddr, av->sgid.raw, sizeof(fl6.saddr));
+	memcpy(&fl6.daddr, av->dgid.raw, sizeof(fl6.daddr));
+	fl6.flowi6_proto = IPPROTO_UDP;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6, NULL);
+	if (!IS_ERR(dst) && dst->error) {
+		int err = dst->error;
+
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	return dst;
+}
+
+static void stellar_tx_push_ipv6(struct sk_buff *skb, struct dst_entry *dst,
+				 const struct stellar_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	memcpy(&ip6h->saddr, av->sgid.raw, sizeof(ip6h->saddr));
+	memcpy(&ip6h->daddr, av->dgid.raw, sizeof(ip6h->daddr));
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
+			   const struct stellar_av *av, struct sk_buff *skb,
+			   u16 sport)
+{
+	struct dst_entry *dst = stellar_route6(xp, av);
+	struct ipv6hdr *ip6h;
+	bool local;
+
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	local = dst->dev->flags & IFF_LOOPBACK;
+	stellar_tx_push_udp(skb, sport);
+	stellar_tx_push_ipv6(skb, dst, av);
+	stellar_tx_icrc(skb, true);
+	if (local)
+		return stellar_tx_loopback(xp, skb);
+	/* The UDP checksum is outside the ICRC: fill it in last. */
+	ip6h = ipv6_hdr(skb);
+	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr,
+		      ntohs(udp_hdr(skb)->len));
+	return ip6_local_out(dev_net(dst->dev), NULL, skb);
+}
+#else
+static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
+			   const struct stellar_av *av, struct sk_buff *skb,
+			   u16 sport)
+{
+	kfree_skb(skb);
+	return -EAFNOSUPPORT;
+}
+#endif
+
+/**
+ * stellar_tx_xmit() - send a packet built by stellar_tx_alloc()
+ * @xp: the sending QP's transport
+ * @av: where to
+ * @tp: the packet; its skb is consumed in every case
+ * @sport: UDP source port
+ *
+ * Return: 0, or a negative errno if the packet was dropped (no route,
+ * congestion); the transport recovers from a drop as from a loss.
+ */
+int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
+		    struct stellar_tx_pkt *tp, u16 sport)
+{
+	struct sk_buff *skb = tp->skb;
+	u32 len = skb->len;
+	int ret;
+
+	tp->skb = NULL;
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		ret = stellar_tx_ipv4(xp, av, skb, sport);
+	else
+		ret = stellar_tx_ipv6(xp, av, skb, sport);
+	if (ret < 0 || net_xmit_eval(ret)) {
+		stellar_xstat(xp, STELLAR_XS_TX_ERRORS, 1);
+		return ret < 0 ? ret : -ENOBUFS;
+	}
+	stellar_count(xp->sdev, STELLAR_STAT_TX_PACKETS, 1);
+	stellar_count(xp->sdev, STELLAR_STAT_TX_BYTES, len);
+	stellar_xstat(xp, STELLAR_XS_TX_PACKETS, 1);
+	stellar_xstat(xp, STELLAR_XS_TX_BYTES, len);
+	return 0;
+}
+
+/**
+ * stellar_tx_loopback_rcv() - receive a packet this host sent to itself
+ * @sdev: the device
+ * @skb: data at the BTH, network and transport headers set
+ *
+ * Return: 0 (the packet was consumed, possibly dropped).
+ */
+int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb)
+{
+	struct stellar_pkt pkt;
+
+	stellar_count(sdev, STELLAR_STAT_RX_PACKETS, 1);
+	stellar_count(sdev, STELLAR_STAT_RX_BYTES, skb->len);
+	if (stellar_parse_packet(skb->data, skb->len, &pkt) != STELLAR_RX_OK) {
+		stellar_count(sdev, STELLAR_STAT_RX_DROP_BAD_LENGTH, 1);
+		kfree_skb(skb);
+		return 0;
+	}
+	local_bh_disable();
+	rcu_read_lock();
+	stellar_xport_rcv(sdev, skb, &pkt);
+	rcu_read_unlock();
+	local_bh_enable();
+	return 0;
+}

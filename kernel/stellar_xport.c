@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: transport life cycle - per-QP state, QP state changes,
+ * the receive entry point and the transport workqueue.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+
+#include "stellar_xport.h"
+
+static struct workqueue_struct *stellar_wq;
+
+/**
+ * stellar_xport_init() - create the transport workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int stellar_xport_init(void)
+{
+	stellar_wq = alloc_workqueue("stellar_xport",
+				     WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return stellar_wq ? 0 : -ENOMEM;
+}
+
+void stellar_xport_exit(void)
+{
+	destroy_workqueue(stellar_wq);
+	stellar_wq = NULL;
+}
+
+/* Queue one of a QP's work items unless the QP is going away. */
+void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w)
+{
+	if (test_bit(STELLAR_XP_DYING, &xp->flags))
+		return;
+	queue_work(stellar_wq ? stellar_wq : system_unbound_wq, w);
+}
+
+/**
+ * stellar_xport_fatal() - a transport error: move the QP to ERR
+ * @xp: the QP's transport
+ *
+ * The requester work makes the state change without holding transport
+ * locks (modify_qp takes them under qp->state_lock).
+ */
+void stellar_xport_fatal(struct stellar_qp_xport *xp)
+{
+	set_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+int stellar_xport_create(struct stellar_qp *qp)
+{
+	struct stellar_qp_xport *xp;
+
+	xp = kvzalloc(sizeof(*xp), GFP_KERNEL);
+	if (!xp)
+		return -ENOMEM;
+	xp->swqe = kvcalloc(qp->sq.num_entries, sizeof(*xp->swqe),
+			    GFP_KERNEL);
+	if (!xp->swqe) {
+		kvfree(xp);
+		return -ENOMEM;
+	}
+	xp->qp = qp;
+	xp->sdev = to_sdev(qp->ibqp.device);
+	mutex_init(&xp->req_mutex);
+	mutex_init(&xp->resp_mutex);
+	INIT_WORK(&xp->req_work, stellar_req_work);
+	INIT_WORK(&xp->rx_work, stellar_rx_work);
+	skb_queue_head_init(&xp->rxq);
+	xa_init(&xp->ooo);
+	timer_setup(&xp->retrans_timer, stellar_comp_timeout, 0);
+	timer_setup(&xp->rnr_timer, stellar_comp_rnr_expired, 0);
+	xp->cfg.state = IB_QPS_RESET;
+	xp->cwnd = STELLAR_TX_WINDOW;
+	qp->xport = xp;
+	return 0;
+}
+
+static void stellar_xport_stop(struct stellar_qp_xport *xp)
+{
+	set_bit(STELLAR_XP_DYING, &xp->flags);
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+	cancel_work_sync(&xp->req_work);
+	cancel_work_sync(&xp->rx_work);
+	/* The work items may have armed the timers before they stopped. */
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+}
+
+void stellar_xport_destroy(struct stellar_qp *qp)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+
+	if (!xp)
+		return;
+	stellar_xport_stop(xp);
+	skb_queue_purge(&xp->rxq);
+	stellar_resp_purge(xp);
+	xa_destroy(&xp->ooo);
+	kvfree(xp->swqe);
+	kvfree(xp);
+	qp->xport = NULL;
+}
+
+static u32 stellar_xport_mtu(struct stellar_qp *qp)
+{
+	struct stellar_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 link_mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
+	int path_mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+
+	if (stellar_qp_is_ud(qp) || path_mtu <= 0)
+		return link_mtu > 0 ? link_mtu : 256;
+	return path_mtu;
+}
+
+/* Copy what the transport needs from qp->attr (under both mutexes). */
+static void stellar_xport_snapshot(struct stellar_qp_xport *xp)
+{
+	struct stellar_qp *qp = xp->qp;
+	struct stellar_xport_cfg *cfg = &xp->cfg;
+
+	cfg->state = qp->attr.qp_state;
+	cfg->mtu = stellar_xport_mtu(qp);
+	cfg->timeout = qp->attr.timeout;
+	cfg->retry_cnt = qp->attr.retry_cnt;
+	cfg->rnr_retry = qp->attr.rnr_retry;
+	cfg->min_rnr_timer = qp->attr.min_rnr_timer;
+	cfg->max_rd_atomic = max_t(u32, qp->attr.max_rd_atomic, 1);
+	cfg->max_dest_rd_atomic = clamp_t(u32, qp->attr.max_dest_rd_atomic,
+					  1, STELLAR_MAX_RD_ATOM);
+	cfg->access = qp->attr.qp_access_flags;
+	cfg->dest_qpn = qp->attr.dest_qp_num;
+	cfg->qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY :
+						     qp->attr.qkey;
+	cfg->av = qp->av;
+	cfg->sport = rdma_get_udp_sport(qp->av.flow_label, qp->ibqp.qp_num,
+					cfg->dest_qpn);
+}
+
+static void stellar_xport_enter_state(struct stellar_qp_xport *xp,
+				      enum ib_qp_state old_state)
+{
+	enum ib_qp_state state = xp->cfg.state;
+
+	if (state == old_state)
+		return;
+	switch (state) {
+	case IB_QPS_RESET:
+		clear_bit(STELLAR_XP_ERROR, &xp->flags);
+		clear_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+		del_timer(&xp->retrans_timer);
+		del_timer(&xp->rnr_timer);
+		stellar_resp_purge(xp);
+		break;
+	case IB_QPS_RTR:
+		stellar_resp_reset(xp);
+		break;
+	case IB_QPS_RTS:
+		if (old_state == IB_QPS_RTR)
+			stellar_req_reset(xp);
+		break;
+	case IB_QPS_ERR:
+		set_bit(STELLAR_XP_ERROR, &xp->flags);
+		del_timer(&xp->retrans_timer);
+		del_timer(&xp->rnr_timer);
+		stellar_resp_flush(xp);
+		stellar_xport_queue(xp, &xp->req_work);
+		break;
+	default:
+		break;
+	}
+}
+
+void stellar_xport_modify(struct stellar_qp *qp, int mask,
+			  enum ib_qp_state old_state)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+
+	mutex_lock(&xp->req_mutex);
+	mutex_lock(&xp->resp_mutex);
+	stellar_xport_snapshot(xp);
+	stellar_xport_enter_state(xp, old_state);
+	mutex_unlock(&xp->resp_mutex);
+	mutex_unlock(&xp->req_mutex);
+	/* Work posted before RTS (or while paused) can go now. */
+	stellar_xport_queue(xp, &xp->req_work);
+}
+
+void stellar_xport_kick(struct stellar_qp *qp)
+{
+	stellar_xport_queue(qp->xport, &qp->xport->req_work);
+}
+
+static bool stellar_class_matches(const struct stellar_qp *qp, u8 qp_class)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return qp_class == STELLAR_QPC_RC;
+	case IB_QPT_UC:
+		return qp_class == STELLAR_QPC_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return qp_class == STELLAR_QPC_UD;
+	default:
+		return false;
+	}
+}
+
+/* Queue a packet for the QP's receive work; false if it was dropped. */
+static void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
+				  const struct stellar_pkt *pkt)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+
+	if (!stellar_class_matches(qp, stellar_opcode_info(pkt->opcode)->qp_class) ||
+	    (pkt->pkey & 0x7fff) != (STELLAR_DEFAULT_PKEY & 0x7fff)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_queue_len(&xp->rxq) >= STELLAR_RX_BACKLOG) {
+		stellar_xstat(xp, STELLAR_XS_DROP_BACKLOG, 1);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&xp->rxq, skb);
+	stellar_xport_queue(xp, &xp->rx_work);
+}
+
+void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
+		       const struct stellar_pkt *pkt)
+{
+	struct stellar_qp *qp = stellar_qp_get(sdev, pkt->dest_qpn);
+
+	if (!qp) {
+		stellar_count(sdev, STELLAR_STAT_RX_DROP_NO_QP, 1);
+		kfree_skb(skb);
+		return;
+	}
+	stellar_xport_enqueue(qp, skb, pkt);
+	stellar_qp_put(qp);
+}
+
+static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
+	[STELLAR_XS_TX_PACKETS] = "tx_packets",
+	[STELLAR_XS_TX_BYTES] = "tx_bytes",
+	[STELLAR_XS_RX_PACKETS] = "rx_packets",
+	[STELLAR_XS_RX_BYTES] = "rx_bytes",
+	[STELLAR_XS_RETRANSMITS] = "retransmits",
+	[STELLAR_XS_TIMEOUTS] = "timeouts",
+	[STELLAR_XS_ACKS_SENT] = "acks_sent",
+	[STELLAR_XS_NAKS_SENT] = "naks_sent",
+	[STELLAR_XS_RNR_NAKS_SENT] = "rnr_naks_sent",
+	[STELLAR_XS_NAKS_RCVD] = "naks_rcvd",
+	[STELLAR_XS_RNR_NAKS_RCVD] = "rnr_naks_rcvd",
+	[STELLAR_XS_DUPLICATES] = "duplicates",
+	[STELLAR_XS_OUT_OF_ORDER] = "out_of_order",
+	[STELLAR_XS_DROP_BACKLOG] = "drop_backlog",
+	[STELLAR_XS_DROP_WINDOW] = "drop_window",
+	[STELLAR_XS_DROP_STATE] = "drop_state",
+	[STELLAR_XS_DROP_HEADER] = "drop_header",
+	[STELLAR_XS_DROP_NO_RECV] = "drop_no_recv",
+	[STELLAR_XS_TX_ERRORS] = "tx_errors",
+};
+
+/**
+ * stellar_xport_show() - print a QP's transport state and counters
+ * @m: the seq_file
+ * @qp: the QP
+ */
+void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+	int i;
+
+	seq_printf(m, "sq_psn: %u\nuna_psn: %u\nepsn: %u\nmsn: %u\nooo_packets: %u\n",
+		   READ_ONCE(xp->sq_psn), READ_ONCE(xp->una_psn),
+		   READ_ONCE(xp->win.epsn), READ_ONCE(xp->msn),
+		   READ_ONCE(xp->win.nr_ooo));
+	for (i = 0; i < __STELLAR_XS_MAX; i++)
+		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
+			   (u64)atomic64_read(&xp->stats[i]));
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-stellar: private state of the RoCEv2 transport engine.
+ *
+ * Each QP has two work items on the transport workqueue: the requester
+ * (req_work: sends new and retransmitted packets, handles timer expiry and
+ * flushes the send queue in the error state) and the receiver (rx_work:
+ * drains the QP's backlog of received packets; requests go to the
+ * responder, responses to the completer).  The requester and the completer
+ * share the send side state under req_mutex; the responder has its own
+ * state under resp_mutex.  Neither mutex is ever held while taking the
+ * verbs layer's qp->state_lock, which is held when stellar_xport_modify()
+ * takes them.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#ifndef STELLAR_XPORT_H
+#define STELLAR_XPORT_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "stellar.h"
+#include "stellar_psn.h"
+#include "stellar_transport.h"
+#include "stellar_wire.h"
+
+/* Received packets a QP may have queued before further ones are dropped. */
+#define STELLAR_RX_BACKLOG		4096
+/* Packets the requester keeps in flight: half the receive window. */
+#define STELLAR_TX_WINDOW		(STELLAR_PSN_WINDOW_BITS / 2)
+/* Fewest packets the requester may keep in flight after losses. */
+#define STELLAR_CWND_MIN		16
+/* Timeouts in a row double the ACK timer up to 2^this times (IBA: <= 4x). */
+#define STELLAR_BACKOFF_MAX		2
+/* READ responses seen beyond a gap before the rest is asked for again. */
+#define STELLAR_RESP_GAP_THRESHOLD	3
+/* Packets the requester sends per run before it yields the worker. */
+#define STELLAR_TX_BUDGET		256
+/* Received packets handled per run of the receive work. */
+#define STELLAR_RX_BUDGET		256
+
+/* AETH syndrome: bits 7..5 say what it is, bits 4..0 qualify it. */
+#define STELLAR_AETH_TYPE		GENMASK(7, 5)
+#define STELLAR_AETH_VALUE		GENMASK(4, 0)
+#define STELLAR_AETH_TYPE_ACK		0
+#define STELLAR_AETH_TYPE_RNR_NAK	1
+#define STELLAR_AETH_TYPE_NAK		3
+#define STELLAR_AETH_CREDIT_INVALID	0x1f	/* no end-to-end flow control */
+
+/* NAK codes (AETH value of a NAK). */
+#define STELLAR_NAK_PSN_SEQ_ERR		0
+#define STELLAR_NAK_INVALID_REQ		1
+#define STELLAR_NAK_REM_ACCESS_ERR	2
+#define STELLAR_NAK_REM_OP_ERR		3
+
+/* Bits of stellar_qp_xport.flags. */
+enum stellar_xport_flag {
+	STELLAR_XP_DYING,	/* being destroyed: queue no more work */
+	STELLAR_XP_ERROR,	/* QP in the error state: flush */
+	STELLAR_XP_TIMEOUT,	/* retransmission timer expired */
+	STELLAR_XP_RNR_DONE,	/* RNR wait is over: resend */
+	STELLAR_XP_GO_ERROR,	/* transport error: move the QP to ERR */
+};
+
+/* Per-QP counters, shown by stellar_xport_show(). */
+enum stellar_xport_stat {
+	STELLAR_XS_TX_PACKETS,
+	STELLAR_XS_TX_BYTES,
+	STELLAR_XS_RX_PACKETS,
+	STELLAR_XS_RX_BYTES,
+	STELLAR_XS_RETRANSMITS,
+	STELLAR_XS_TIMEOUTS,
+	STELLAR_XS_ACKS_SENT,
+	STELLAR_XS_NAKS_SENT,
+	STELLAR_XS_RNR_NAKS_SENT,
+	STELLAR_XS_NAKS_RCVD,
+	STELLAR_XS_RNR_NAKS_RCVD,
+	STELLAR_XS_DUPLICATES,
+	STELLAR_XS_OUT_OF_ORDER,
+	STELLAR_XS_DROP_BACKLOG,
+	STELLAR_XS_DROP_WINDOW,
+	STELLAR_XS_DROP_STATE,
+	STELLAR_XS_DROP_HEADER,
+	STELLAR_XS_DROP_NO_RECV,
+	STELLAR_XS_TX_ERRORS,
+	__STELLAR_XS_MAX,
+};
+
+/* Where a send WQE is. */
+enum stellar_swqe_state {
+	STELLAR_SWQE_NEW,	/* not (entirely) sent yet */
+	STELLAR_SWQE_SENT,	/* all packets sent, waiting for the peer */
+	STELLAR_SWQE_DONE,	/* finished: complete when it is the oldest */
+};
+
+/**
+ * struct stellar_swqe - requester state of one send queue slot
+ * @first_psn: PSN of its first packet (read: first response)
+ * @npkts: PSNs the WQE consumes (at least 1 for RC/UC, 0 for local ops)
+ * @length: message length in bytes
+ * @rcvd_pkts: read responses received in order so far
+ * @opcode: IB_WR_* of the WQE
+ * @state: enum stellar_swqe_state
+ * @status: IB_WC_* status once done
+ * @signaled: a completion is reported on success
+ * @wr_id: the consumer's cookie
+ *
+ * PSN i of the WQE carries bytes [i * mtu, (i + 1) * mtu) of the message,
+ * so every packet can be rebuilt from the ring: the basis of selective
+ * retransmission.
+ */
+struct stellar_swqe {
+	u32 first_psn;
+	u32 npkts;
+	u32 length;
+	u32 rcvd_pkts;
+	u8 opcode;
+	u8 state;
+	u8 status;
+	bool signaled;
+	u64 wr_id;
+};
+
+/**
+ * struct stellar_resp_res - a READ or atomic request the responder served
+ * @first_psn: its PSN
+ * @last_psn: PSN of the last READ response
+ * @va: READ: remote address, atomic: target
+ * @rkey: its key
+ * @length: READ length
+ * @orig: atomic: the value returned
+ * @is_atomic: atomic rather than READ
+ * @valid: entry holds a request
+ *
+ * Kept so that a duplicate request is answered again without executing
+ * an atomic twice.
+ */
+struct stellar_resp_res {
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u64 orig;
+	bool is_atomic;
+	bool valid;
+};
+
+/**
+ * struct stellar_resp_msg - the multi-packet message being received
+ * @kind: 0, STELLAR_OPF_SEND or STELLAR_OPF_WRITE
+ * @have_wqe: @rwqe holds the receive WQE the message lands in
+ * @offset: bytes received so far
+ * @va: WRITE: remote address of the next byte
+ * @rkey: WRITE: the R_Key
+ * @length: WRITE: DMA length from the RETH
+ * @status: first local error seen (IB_WC_SUCCESS if none)
+ * @rwqe: the receive WQE (SEND, WRITE with immediate)
+ */
+struct stellar_resp_msg {
+	u16 kind;
+	bool have_wqe;
+	u64 offset;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u8 status;
+	struct stellar_recv_wqe rwqe;
+};
+
+/**
+ * struct stellar_xport_cfg - QP attributes the transport uses
+ * @state: QP state
+ * @mtu: path MTU in bytes (UD: from the netdev)
+ * @timeout: local ACK timeout exponent (0: infinite)
+ * @retry_cnt: retries after timeouts and sequence NAKs
+ * @rnr_retry: retries after RNR NAKs (7: infinite)
+ * @min_rnr_timer: RNR NAK timer value this QP sends
+ * @max_rd_atomic: outstanding READ/atomic requests we may issue
+ * @max_dest_rd_atomic: READ/atomic requests we keep for the peer
+ * @access: IB_ACCESS_REMOTE_* the QP allows
+ * @dest_qpn: peer QP (RC, UC)
+ * @qkey: UD Q_Key
+ * @sport: UDP source port
+ * @av: path (RC, UC)
+ */
+struct stellar_xport_cfg {
+	enum ib_qp_state state;
+	u32 mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u32 max_rd_atomic;
+	u32 max_dest_rd_atomic;
+	int access;
+	u32 dest_qpn;
+	u32 qkey;
+	u16 sport;
+	struct stellar_av av;
+};
+
+/**
+ * struct stellar_qp_xport - transport state of a QP
+ * @qp: the QP
+ * @sdev: its device
+ * @flags: enum stellar_xport_flag bits
+ * @stats: enum stellar_xport_stat counters
+ * @cfg: attribute snapshot, written under both mutexes
+ * @req_mutex: requester and completer state below
+ * @req_work: the requester
+ * @swqe: per send queue slot state, qp->sq.num_entries entries
+ * @req_index: next WQE to send (free-running ring index)
+ * @req_pkt: next packet of that WQE
+ * @next_new: first WQE never started: slots before it are initialized
+ * @sq_psn: PSN of the next packet to send
+ * @una_psn: oldest PSN not acknowledged yet
+ * @psn_high: PSN after the highest one ever sent
+ * @cwnd: packets the requester may have in flight (cut after losses)
+ * @retry_left: retries left after timeouts and sequence NAKs
+ * @rnr_left: retries left after RNR NAKs
+ * @backoff: timeouts in a row without progress (ACK timer scale)
+ * @resp_gap: READ/atomic responses seen beyond a gap since progress
+ * @retrying: a resend from una_psn started since the last progress
+ * @timeout_deferred: a timeout found unprocessed packets and waited
+ * @rnr_wait: sending is paused until the RNR timer expires
+ * @retrans_timer: the local ACK timer
+ * @rnr_timer: RNR NAK wait
+ * @wqe: scratch: the WQE being sent
+ * @sge: scratch: its SGEs
+ * @inline_data: scratch: its inline data
+ * @resp_mutex: responder state below
+ * @rx_work: the receiver
+ * @rxq: backlog of received packets (own lock: filled in softirq)
+ * @win: PSNs received ahead of the expected one
+ * @ooo: out-of-order request packets by PSN, waiting for the gap
+ * @ooo_bytes: bytes held in @ooo
+ * @msn: message sequence number
+ * @ack_pending: an ACK for win.epsn - 1 is owed
+ * @nak_sent: a sequence NAK was sent for the current gap
+ * @msg: the message being received
+ * @res: READ/atomic responder resources (STELLAR_MAX_RD_ATOM)
+ * @res_next: next @res entry to use
+ */
+struct stellar_qp_xport {
+	struct stellar_qp *qp;
+	struct stellar_dev *sdev;
+	unsigned long flags;
+	atomic64_t stats[__STELLAR_XS_MAX];
+	struct stellar_xport_cfg cfg;
+
+	struct mutex req_mutex;		/* requester and completer */
+	struct work_struct req_work;
+	struct stellar_swqe *swqe;
+	u32 req_index;
+	u32 req_pkt;
+	u32 next_new;
+	u32 sq_psn;
+	u32 una_psn;
+	u32 psn_high;
+	u32 cwnd;
+	u8 retry_left;
+	u8 rnr_left;
+	u8 backoff;
+	u8 resp_gap;
+	bool retrying;
+	bool timeout_deferred;
+	bool rnr_wait;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	struct stellar_sq_wqe wqe;
+	struct stellar_sge sge[STELLAR_MAX_SGE];
+	u8 inline_data[STELLAR_MAX_INLINE_DATA];
+
+	struct mutex resp_mutex;	/* responder */
+	struct work_struct rx_work;
+	struct sk_buff_head rxq;
+	struct stellar_psn_window win;
+	struct xarray ooo;
+	u32 ooo_bytes;
+	u32 msn;
+	bool ack_pending;
+	bool nak_sent;
+	struct stellar_resp_msg msg;
+	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
+	u32 res_next;
+};
+
+/**
+ * struct stellar_tx_pkt - a packet under construction
+ * @skb: the buffer; data starts at the BTH
+ * @payload: where the payload goes (already reserved)
+ * @hdr: header fields
+ */
+struct stellar_tx_pkt {
+	struct sk_buff *skb;
+	u8 *payload;
+	struct stellar_pkt hdr;
+};
+
+/* The device-wide counter a per-QP counter also feeds, if any. */
+static inline enum stellar_genl_stat
+stellar_xstat_dev(enum stellar_xport_stat stat)
+{
+	switch (stat) {
+	case STELLAR_XS_RETRANSMITS:
+		return STELLAR_STAT_RETRANSMITS;
+	case STELLAR_XS_NAKS_SENT:
+	case STELLAR_XS_RNR_NAKS_SENT:
+		return STELLAR_STAT_NAKS_SENT;
+	case STELLAR_XS_NAKS_RCVD:
+	case STELLAR_XS_RNR_NAKS_RCVD:
+		return STELLAR_STAT_NAKS_RCVD;
+	case STELLAR_XS_DUPLICATES:
+		return STELLAR_STAT_RX_DUPLICATE;
+	case STELLAR_XS_DROP_WINDOW:
+		return STELLAR_STAT_RX_DROP_PSN;
+	default:
+		return STELLAR_STAT_UNSPEC;
+	}
+}
+
+static inline void stellar_xstat(struct stellar_qp_xport *xp,
+				 enum stellar_xport_stat stat, u64 n)
+{
+	enum stellar_genl_stat dev_stat = stellar_xstat_dev(stat);
+
+	atomic64_add(n, &xp->stats[stat]);
+	if (dev_stat != STELLAR_STAT_UNSPEC)
+		stellar_count(xp->sdev, dev_stat, n);
+}
+
+/* Free-running ring index @a comes before @b. */
+static inline bool stellar_index_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/* stellar_xport.c (init/exit/show: see stellar_transport.h) */
+void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
+void stellar_xport_fatal(struct stellar_qp_xport *xp);
+
+/* stellar_tx.c */
+int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
+		     u32 payload_len);
+int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
+		    struct stellar_tx_pkt *tp, u16 sport);
+int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb);
+
+/* stellar_req.c */
+void stellar_req_work(struct work_struct *work);
+void stellar_req_reset(struct stellar_qp_xport *xp);
+void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn);
+
+/* stellar_comp.c */
+void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
+		      const struct stellar_pkt *pkt);
+void stellar_comp_retire(struct stellar_qp_xport *xp);
+void stellar_comp_flush(struct stellar_qp_xport *xp);
+void stellar_comp_arm_timer(struct stellar_qp_xport *xp);
+void stellar_comp_timeout(struct timer_list *t);
+void stellar_comp_rnr_expired(struct timer_list *t);
+void stellar_comp_handle_timers(struct stellar_qp_xport *xp);
+void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status);
+
+/* stellar_resp.c */
+void stellar_rx_work(struct work_struct *work);
+void stellar_resp_reset(struct stellar_qp_xport *xp);
+void stellar_resp_purge(struct stellar_qp_xport *xp);
+void stellar_resp_flush(struct stellar_qp_xport *xp);
+void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
+			   u8 opcode);
+
+#endif /* STELLAR_XPORT_H */

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Wire compatibility with rdma_rxe: VM a runs rdma_rxe (rxe0), VM b runs
+# stellar (stellar0), both on link 1.  ibv_rc_pingpong with data checks,
+# ib_write_bw, ib_read_bw, ib_send_bw and rping -v -V run with the server
+# on a (rxe serves, stellar requests), then with the server on b.
+# stellar-test: vms=2 links=1 timeout=900
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+if [ "$STELLAR_ROLE" = a ]; then
+	rxe_up "$(link_dev 1)"
+	dev=rxe0
+	gid=$RXE_GID
+else
+	stellar_load
+	rdma link add stellar0 type stellar netdev "$(link_dev 1)"
+	dev=stellar0
+	gid=$(gid_index stellar0 "$(my_ip 1)")
+fi
+log "this VM uses $dev, GID index $gid"
+barrier interop-up
+
+# rc_pingpong NAME SERVER_ROLE PORT SIZE: ibv_rc_pingpong -c, each VM on
+# its own device.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+rc_pingpong() {
+	local -a srv cli
+
+	srv=(ibv_rc_pingpong -d "$dev" -g "$gid" -p "$3" -c -s "$4" -n 200)
+	cli=("${srv[@]}" "$(peer_ip 1)")
+	pair_run "$1" "$2" "tcp:$3" 120 srv cli
+}
+
+# rping_check NAME SERVER_ROLE PORT SIZE: rping -v -V, 20 verified pings.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+rping_check() {
+	local -a srv cli
+	local pings
+
+	srv=(rping -s -v -V -C 20 -S "$4" -a "$(my_ip 1)" -p "$3")
+	cli=(rping -c -v -V -C 20 -S "$4" -a "$(peer_ip 1)" -p "$3")
+	pair_run "$1" "$2" "cm:$3" 120 srv cli
+	[ "$PAIR_ROLE" = client ] || return 0
+	assert_not_contains "$(cat "$PAIR_LOG")" mismatch "$1 output"
+	pings=$(grep -c 'ping data: rdma-ping-' "$PAIR_LOG" || true)
+	assert_eq "$pings" 20 "verified pings of $1"
+}
+
+# one_direction SERVER_ROLE PORT_BASE: the whole set with the server on
+# SERVER_ROLE.
+one_direction() {
+	local server=$1 port=$2 srv_dev
+
+	srv_dev=$([ "$server" = a ] && echo rxe || echo stellar)
+	log "server on $server ($srv_dev)"
+	rc_pingpong "rc_pingpong_1k_$srv_dev" "$server" $((port + 1)) 1024
+	rc_pingpong "rc_pingpong_8k_$srv_dev" "$server" $((port + 2)) 8192
+	perftest_pair "write_bw_$srv_dev" "$server" "$dev" "$gid" \
+		$((port + 3)) 120 ib_write_bw -n 50
+	perftest_pair "read_bw_$srv_dev" "$server" "$dev" "$gid" \
+		$((port + 4)) 120 ib_read_bw -n 50
+	perftest_pair "send_bw_$srv_dev" "$server" "$dev" "$gid" \
+		$((port + 5)) 120 ib_send_bw -n 50
+	rping_check "rping_$srv_dev" "$server" $((port + 6)) 4096
+}
+
+one_direction a 18900
+one_direction b 18950
+
+barrier interop-done
+if [ "$STELLAR_ROLE" = a ]; then
+	rxe_down
+else
+	rdma link delete stellar0
+	stellar_unload
+fi
+log "verbs_interop_rxe OK"

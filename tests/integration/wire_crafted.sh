@@ -1,0 +1,253 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Crafted RoCEv2 packets: stellar0 sits on veth0 in init_net, the peer end
+# veth0p is in netns ns1, from where helpers/roce_craft.py sends UDP 4791
+# packets through a raw socket (it writes the IP header itself and
+# computes the ICRC).  Over IPv4 and IPv6: truncated headers, bad
+# transport version, unsupported opcodes, bad lengths and bad ICRCs must
+# each be counted exactly once under their own drop counter; unknown
+# QPNs with a correct ICRC under rx_drop_no_qp; thousands of random and
+# mutated packets must all be dropped.  Then an RC QP in RTS (the
+# helpers/wire_qp.c program) must not accept packets whose PSN is far
+# out of its window, must count them, and must accept one with the right
+# PSN; finally the device still carries ibv_rc_pingpong to a second
+# device in ns1, and the module unloads.
+# stellar-test: vms=1 timeout=900
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+HELPERS=$STELLAR_REPO/tests/integration/helpers
+CRAFT=$HELPERS/roce_craft.py
+DEV=stellar0
+V4_LOCAL=10.50.0.1 V4_PEER=10.50.0.2
+V6_LOCAL=fd50::1 V6_PEER=fd50::2
+
+# craft FAMILY CASE [ARGS...]: send crafted packets from ns1 (FAMILY 4 or
+# 6); prints how many were sent.
+craft() {
+	local family=$1 out
+
+	shift
+	if [ "$family" = 6 ]; then
+		set -- "$@" --src "$V6_PEER" --dst "$V6_LOCAL"
+	else
+		set -- "$@" --src "$V4_PEER" --dst "$V4_LOCAL"
+	fi
+	out=$(ip netns exec ns1 python3 "$CRAFT" "$@" 2>>"$STELLAR_OUT/craft.log") ||
+		fail "roce_craft.py $* failed:"$'\n'"$(tail -5 "$STELLAR_OUT/craft.log")"
+	echo "$out" | tail -n 1
+}
+
+# stat_sum SNAPSHOT NAME: counter NAME in a snapshot of the stats file;
+# NAME "drops" sums all rx_drop_* counters and "rx_other" all rx_*
+# counters but rx_packets and rx_bytes.
+stat_sum() {
+	echo "$1" | awk -v n="$2" '
+		{ key = $1; sub(":$", "", key) }
+		n == "drops" && key ~ /^rx_drop_/ { sum += $2; next }
+		n == "rx_other" && key ~ /^rx_/ && key != "rx_packets" &&
+			key != "rx_bytes" { sum += $2; next }
+		key == n { sum += $2; found = 1 }
+		END {
+			if (n != "drops" && n != "rx_other" && !found)
+				exit 1
+			print sum + 0
+		}' || fail "no counter '$2' in /proc/stellar/$DEV/stats"
+}
+
+# stat_delta BEFORE AFTER NAME: growth of NAME (see stat_sum).
+stat_delta() {
+	echo $(($(stat_sum "$2" "$3") - $(stat_sum "$1" "$3")))
+}
+
+# stats_changes BEFORE AFTER: the counters that changed, "name: old -> new".
+stats_changes() {
+	awk -v before="$1" -v after="$2" 'BEGIN {
+		n = split(before, b, "\n"); split(after, a, "\n")
+		for (i = 1; i <= n; i++) {
+			split(b[i], old, " "); split(a[i], new, " ")
+			if (old[2] != new[2])
+				printf "  %s %s -> %s\n", old[1], old[2], new[2]
+		}
+	}'
+}
+
+stats() {
+	cat "/proc/stellar/$DEV/stats"
+}
+
+# rx_packets_at_least N: the device has counted at least N packets.
+rx_packets_at_least() {
+	[ "$(stellar_stat "$DEV" rx_packets)" -ge "$1" ]
+}
+
+# expect_drops COUNTER FAMILY CASE [ARGS...]: send a case; every packet
+# must reach the device and be counted once, under COUNTER ("drops": any
+# drop counter).
+expect_drops() {
+	local counter=$1 family=$2 what="$3 (IPv$2)" before after sent
+	local grown dropped
+
+	shift 2
+	before=$(stats)
+	sent=$(craft "$family" "$@")
+	[ "$sent" -gt 0 ] || fail "$what: nothing sent"
+	wait_for 30 rx_packets_at_least \
+		$(($(stat_sum "$before" rx_packets) + sent))
+	sleep 0.2
+	after=$(stats)
+	assert_eq "$(stat_delta "$before" "$after" rx_packets)" "$sent" \
+		"$what: rx_packets growth"
+	grown=$(stat_delta "$before" "$after" "$counter")
+	dropped=$(stat_delta "$before" "$after" drops)
+	if [ "$grown" != "$sent" ] || [ "$dropped" != "$sent" ]; then
+		fail "$what: sent $sent packets, $counter grew by $grown, all drop counters by $dropped:"$'\n'"$(stats_changes "$before" "$after")"
+	fi
+	log "$what: $sent packets dropped as $counter"
+}
+
+setup_network() {
+	sysctl -qw net.core.netdev_max_backlog=100000
+	ip netns add ns1
+	ip link add veth0 type veth peer name veth0p
+	ip link set veth0p netns ns1
+	ip addr add "$V4_LOCAL/24" dev veth0
+	ip addr add "$V6_LOCAL/64" dev veth0 nodad
+	ip link set veth0 up
+	ip -n ns1 addr add "$V4_PEER/24" dev veth0p
+	ip -n ns1 addr add "$V6_PEER/64" dev veth0p nodad
+	ip -n ns1 link set veth0p up
+	ip -n ns1 link set lo up
+	# Resolve the neighbours now: packets queued while a neighbour
+	# resolves could be dropped before they reach the device.
+	wait_for 10 ip netns exec ns1 ping -c 1 -W 1 "$V4_LOCAL"
+	wait_for 10 ip netns exec ns1 ping -6 -c 1 -W 1 "$V6_LOCAL"
+}
+
+malformed_headers() {
+	local family
+
+	for family in 4 6; do
+		expect_drops rx_drop_truncated "$family" truncated
+		expect_drops rx_drop_bad_version "$family" bad-version
+		expect_drops rx_drop_bad_opcode "$family" bad-opcode
+		expect_drops rx_drop_bad_length "$family" bad-length
+		expect_drops rx_drop_bad_icrc "$family" bad-icrc
+	done
+	expect_drops drops 4 random --count 3000 --seed 4791
+	expect_drops drops 6 random --count 500
+	expect_drops drops 4 random --count 1000
+}
+
+unknown_qpns() {
+	expect_drops rx_drop_no_qp 4 no-qp
+	expect_drops rx_drop_no_qp 6 no-qp
+	expect_drops rx_drop_no_qp 4 no-qp --qpn 0x000fff
+	expect_drops drops 4 mutate --count 2000 --seed 4791
+	expect_drops drops 6 mutate --count 500
+}
+
+# --- a QP in RTS as a target -------------------------------------------
+
+build_wire_qp() {
+	WIRE_QP=/tmp/wire_qp
+	gcc -O2 -Wall -o "$WIRE_QP" "$HELPERS/wire_qp.c" -libverbs ||
+		fail "cannot build helpers/wire_qp.c"
+}
+
+# qp_cmd COMMAND: send a command to wire_qp; its answer is in QP_REPLY.
+qp_cmd() {
+	echo "$1" >&"${WIRE[1]}"
+	read -r -t 60 -u "${WIRE[0]}" QP_REPLY ||
+		fail "wire_qp did not answer '$1':"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+}
+
+# psn_probe QPN PSN COUNTED: 50 SENDs at PSN to the QP must not be
+# accepted; with COUNTED=yes the rx counters other than rx_packets and
+# rx_bytes (drop reasons) must count every one of them.
+psn_probe() {
+	local qpn=$1 psn=$2 counted=$3 before after sent rx_other
+
+	before=$(stats)
+	sent=$(craft 4 psn --qpn "$qpn" --psn "$psn" --count 50)
+	wait_for 30 rx_packets_at_least $(($(stat_sum "$before" rx_packets) + sent))
+	sleep 0.5
+	after=$(stats)
+	rx_other=$(stat_delta "$before" "$after" rx_other)
+	if [ "$counted" = yes ] && [ "$rx_other" -lt "$sent" ]; then
+		fail "PSN $psn: $sent packets far out of the window, rx drop counters grew by $rx_other only:"$'\n'"$(stats_changes "$before" "$after")"
+	fi
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "QP after PSN $psn packets"
+	qp_cmd "untouched 4096"
+	assert_eq "$QP_REPLY" "untouched yes" "receive buffer after PSN $psn packets"
+	log "PSN $psn: $sent packets not accepted, $rx_other counted"
+}
+
+psn_window() {
+	local gid qpn psn
+
+	build_wire_qp
+	gid=$(gid_index "$DEV" "$V4_LOCAL")
+	coproc WIRE { "$WIRE_QP" "$DEV" "$gid" "$V4_PEER" 0x777 0x100 \
+		2>"$STELLAR_OUT/wire_qp.err"; }
+	read -r -t 60 -u "${WIRE[0]}" _ qpn ||
+		fail "wire_qp did not start:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+	log "RC QP $qpn in RTS expects PSN 0x100"
+
+	for psn in 0x900100 0x500100 0xf00100; do
+		psn_probe "$qpn" "$psn" yes
+	done
+	# A duplicate just behind the window: re-acknowledged, not placed.
+	psn_probe "$qpn" 0x0ff no
+
+	craft 4 send --qpn "$qpn" --psn 0x100 --data "stellar crafted send ok!" >/dev/null
+	qp_cmd "poll 20"
+	assert_eq "$QP_REPLY" \
+		"completion status 0 opcode 128 byte_len 24 data stellar crafted send ok!" \
+		"the crafted SEND with the expected PSN"
+	echo quit >&"${WIRE[1]}"
+	wait "$WIRE_PID" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+	log "the packet with the expected PSN was received"
+}
+
+# The device still works: ibv_rc_pingpong with a second device in ns1.
+still_works() {
+	local g0 g1 log=$STELLAR_OUT/pingpong
+
+	ip netns exec ns1 rdma link add stellar1 type stellar netdev veth0p
+	wait_for 15 ib_port_state_is stellar1 PORT_ACTIVE
+	g0=$(gid_index stellar0 "$V4_LOCAL")
+	g1=$(gid_index stellar1 "$V4_PEER")
+	timeout 120 ibv_rc_pingpong -d stellar0 -g "$g0" -p 18999 -c -s 4096 \
+		-n 100 >"$log.server" 2>&1 &
+	wait_for 10 tcp_listening 18999
+	timeout 120 ip netns exec ns1 ibv_rc_pingpong -d stellar1 -g "$g1" \
+		-p 18999 -c -s 4096 -n 100 "$V4_LOCAL" >"$log.client" 2>&1 ||
+		fail "pingpong client failed:"$'\n'"$(tail "$log.client")"
+	wait $! || fail "pingpong server failed:"$'\n'"$(tail "$log.server")"
+	log "ibv_rc_pingpong stellar0 <-> stellar1 OK"
+	ip netns exec ns1 rdma link delete stellar1
+}
+
+assert_ok python3 "$CRAFT" selftest
+stellar_load
+setup_network
+rdma link add "$DEV" type stellar netdev veth0
+wait_for 15 ib_port_state_is "$DEV" PORT_ACTIVE
+wait_for 15 ib_has_gid "$DEV" "::ffff:$V4_LOCAL"
+
+malformed_headers
+unknown_qpns
+psn_window
+still_works
+
+assert_eq "$(rdma resource show qp | grep -c ' type RC ' || true)" 0 \
+	"RC QPs left"
+rdma link delete "$DEV"
+ip netns del ns1
+stellar_unload
+log "wire_crafted OK"
