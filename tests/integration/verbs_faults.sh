@@ -12,7 +12,8 @@
 # time, the kernel log stays clean (checked by the harness) and the module
 # unloads.
 #
-# Arguments (optional): scenario names to run; by default loss, reorder and
+# Arguments (optional): scenario names to run; by default loss (1%, as the
+# issue asks; 5% made rping -C 50 overrun its timeout once), reorder and
 # duplicate.  "burst" (heavy bursty loss; can exhaust retry_cnt on a loaded
 # host) and "mixed" (all impairments at once; an ib_send_bw server exited 1
 # once, not yet diagnosed) run only when named.
@@ -113,7 +114,7 @@ scenario() {
 	barrier "$name.clean"
 }
 
-scenario loss 18900 loss 5%
+scenario loss 18900 loss 1%
 scenario reorder 18910 delay 1ms reorder 25% 50%
 scenario duplicate 18920 duplicate 2%
 # Gilbert-Elliott: 1% chance to enter the bad state, 10% to leave it,
