@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-stellar: packet spray path choice (portable).
+ *
+ * A path is a UDP source port: ECMP switches and bonds hash the 5-tuple,
+ * so each source port of a QP may take another link.  The requester of a
+ * QP keeps one struct stellar_spray (under its req_mutex) and asks it, per
+ * packet, which path to use; it reports what it observes (acknowledged
+ * packets with their RTT, ECN marks, losses) so that slow, lossy or
+ * congested paths get less traffic and a failing path is taken out and
+ * probed back later.  No allocation, locking or logging: also compiled
+ * into the unit tests.  Times are in microseconds from any fixed origin.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#ifndef STELLAR_SPRAY_H
+#define STELLAR_SPRAY_H
+
+#include "stellar_portable.h"
+
+#define STELLAR_SPRAY_MAX_PATHS	64
+
+/* What the sender believes of a path. */
+enum stellar_path_state {
+	STELLAR_PATH_ACTIVE,	/* carries its share of traffic */
+	STELLAR_PATH_FAILED,	/* lost packets repeatedly: not used */
+	STELLAR_PATH_PROBING,	/* failed, now carrying one probe packet */
+};
+
+/**
+ * struct stellar_spray_path - sender state of one path
+ * @sport: its UDP source port
+ * @state: enum stellar_path_state
+ * @weight: share of traffic, 0 (none) to STELLAR_SPRAY_WEIGHT_MAX
+ * @srtt_us: smoothed RTT, 0 until measured
+ * @rttvar_us: RTT variation
+ * @loss_run: losses in a row without an acknowledged packet
+ * @retry_at_us: FAILED: when to probe it again
+ * @tx_packets: packets sent on it
+ * @tx_bytes: payload bytes sent on it
+ * @retransmits: of @tx_packets, retransmissions
+ * @losses: packets on it declared lost
+ * @ecn_marks: acknowledgements that reported congestion
+ */
+struct stellar_spray_path {
+	u16 sport;
+	u8 state;
+	u8 weight;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 loss_run;
+	u64 retry_at_us;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 retransmits;
+	u64 losses;
+	u64 ecn_marks;
+};
+
+#define STELLAR_SPRAY_WEIGHT_MAX	16
+
+/**
+ * struct stellar_spray - path choice of one QP's requester
+ * @nr_paths: paths in use, 1 to STELLAR_SPRAY_MAX_PATHS (1: single path)
+ * @shift: per-QP rotation offset, so QPs do not move in lock step
+ * @credit: scheduling state of the weighted rotation
+ * @path: the paths
+ */
+struct stellar_spray {
+	u32 nr_paths;
+	u32 shift;
+	s32 credit[STELLAR_SPRAY_MAX_PATHS];
+	struct stellar_spray_path path[STELLAR_SPRAY_MAX_PATHS];
+};
+
+/**
+ * stellar_spray_init() - set up the paths of a QP
+ * @s: the state to initialize
+ * @nr_paths: number of paths, clamped to [1, STELLAR_SPRAY_MAX_PATHS]
+ * @base_sport: source port of path 0; path i uses a port derived from it
+ *		(always in the dynamic range 49152..65535)
+ * @shift: per-QP rotation offset (e.g. derived from the QPN)
+ */
+void stellar_spray_init(struct stellar_spray *s, u32 nr_paths, u16 base_sport,
+			u32 shift);
+
+/**
+ * stellar_spray_pick() - path for a new packet
+ * @s: the QP's spray state
+ * @psn: the packet's PSN
+ * @now_us: current time
+ *
+ * Return: a path index below @s->nr_paths, never a FAILED path unless all
+ * paths failed (then the least recently failed one).
+ */
+u32 stellar_spray_pick(struct stellar_spray *s, u32 psn, u64 now_us);
+
+/**
+ * stellar_spray_pick_retx() - path for a retransmission
+ * @s: the QP's spray state
+ * @psn: the packet's PSN
+ * @lost_path: path the lost copy took
+ * @now_us: current time
+ *
+ * Return: a usable path other than @lost_path when there is one.
+ */
+u32 stellar_spray_pick_retx(struct stellar_spray *s, u32 psn, u32 lost_path,
+			    u64 now_us);
+
+/* Port of path @path. */
+static inline u16 stellar_spray_sport(const struct stellar_spray *s, u32 path)
+{
+	return s->path[path < s->nr_paths ? path : 0].sport;
+}
+
+/* A packet of @bytes payload went out on @path (@retx: a retransmission). */
+void stellar_spray_sent(struct stellar_spray *s, u32 path, u32 bytes,
+			bool retx);
+
+/**
+ * stellar_spray_acked() - a packet sent on a path was acknowledged
+ * @s: the QP's spray state
+ * @path: the path it took
+ * @rtt_us: measured RTT, 0 if unknown (e.g. it was retransmitted)
+ * @ecn: the acknowledgement reported congestion (ECN-CE seen)
+ * @now_us: current time
+ */
+void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
+			 bool ecn, u64 now_us);
+
+/**
+ * stellar_spray_lost() - a packet sent on a path was declared lost
+ * @s: the QP's spray state
+ * @path: the path it took
+ * @now_us: current time
+ *
+ * Repeated losses take the path out (FAILED) for a while; it is probed
+ * again later.
+ */
+void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us);
+
+/**
+ * stellar_spray_rto_us() - retransmission timeout from measured RTTs
+ * @s: the QP's spray state
+ * @min_us: lower bound
+ * @max_us: upper bound (the IB local ACK timeout)
+ *
+ * Return: srtt + 4 * rttvar of the slowest active path, clamped to
+ * [@min_us, @max_us]; @max_us while nothing is measured.
+ */
+u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
+			 u32 max_us);
+
+#endif /* STELLAR_SPRAY_H */
