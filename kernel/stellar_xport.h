@@ -27,6 +27,7 @@
 
 #include "stellar.h"
 #include "stellar_psn.h"
+#include "stellar_spray.h"
 #include "stellar_transport.h"
 #include "stellar_wire.h"
 
@@ -232,6 +233,7 @@ struct stellar_xport_cfg {
  * @rnr_wait: sending is paused until the RNR timer expires
  * @retrans_timer: the local ACK timer
  * @rnr_timer: RNR NAK wait
+ * @spray: path choice of the requester (one path unless negotiated)
  * @wqe: scratch: the WQE being sent
  * @sge: scratch: its SGEs
  * @inline_data: scratch: its inline data
@@ -274,6 +276,7 @@ struct stellar_qp_xport {
 	bool rnr_wait;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct stellar_spray spray;
 	struct stellar_sq_wqe wqe;
 	struct stellar_sge sge[STELLAR_MAX_SGE];
 	u8 inline_data[STELLAR_MAX_INLINE_DATA];
