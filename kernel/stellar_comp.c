@@ -611,6 +611,9 @@ void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
 		return;
 	}
+	/* The responder accepted the extensions: use them from now on. */
+	if (pkt->xcap && xp->x_offer)
+		xp->x_on = true;
 	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE)
 		stellar_comp_aeth(xp, pkt);
 	else if (pkt->opcode == STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE)

@@ -29,6 +29,25 @@ static bool stellar_wr_is_local(u8 opcode)
 	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
 }
 
+/*
+ * RC QPs offer the stellar extensions when enabled and when the netdev
+ * MTU has room for the placement header on top of the path MTU.
+ */
+static bool stellar_req_may_offer_ext(struct stellar_qp_xport *xp)
+{
+	return READ_ONCE(stellar_wire_ext) &&
+	       xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	       xp->cfg.mtu + STELLAR_X_OVERHEAD <=
+	       READ_ONCE(xp->sdev->ndev->mtu);
+}
+
+static bool stellar_wr_consumes_recv(u8 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /**
  * stellar_req_reset() - start sending from the ring's oldest WQE
  * @xp: the transport, both mutexes held
@@ -53,6 +72,9 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->retrying = false;
 	xp->timeout_deferred = false;
 	xp->rnr_wait = false;
+	xp->x_offer = stellar_req_may_offer_ext(xp);
+	xp->x_on = false;
+	xp->rmsn_next = 0;
 }
 
 /**
@@ -147,6 +169,9 @@ static u8 stellar_req_init_slot(struct stellar_qp_xport *xp,
 	s->state = STELLAR_SWQE_NEW;
 	s->length = stellar_wqe_length(xp);
 	s->npkts = stellar_wqe_npkts(xp, s->length);
+	s->rmsn = xp->rmsn_next;
+	if (stellar_wr_consumes_recv(s->opcode))
+		xp->rmsn_next++;
 	if (length > STELLAR_MAX_MSG_SIZE ||
 	    (stellar_qp_is_ud(qp) && length > xp->cfg.mtu))
 		return IB_WC_LOC_LEN_ERR;
@@ -203,6 +228,24 @@ static void stellar_req_fill_hdr(struct stellar_qp_xport *xp,
 	hdr->pkey = STELLAR_DEFAULT_PKEY;
 	hdr->dest_qpn = xp->cfg.dest_qpn;
 	hdr->psn = psn;
+	hdr->xcap = xp->x_offer;
+}
+
+/* Extended mode: where packet xp->req_pkt of @s goes at the peer. */
+static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
+				 const struct stellar_swqe *s,
+				 struct stellar_pkt *hdr, u32 offset)
+{
+	if (!xp->x_on)
+		return;
+	hdr->xhdr = true;
+	hdr->xph.offset = offset;
+	hdr->xph.rmsn = s->rmsn;
+	if (s->opcode == IB_WR_RDMA_WRITE ||
+	    s->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		hdr->xph.va = xp->wqe.u.rdma.remote_addr + offset;
+		hdr->xph.rkey = xp->wqe.u.rdma.rkey;
+	}
 }
 
 /* UD: the destination comes from the WQE's address handle. */
@@ -283,6 +326,7 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 	tp.hdr.reth.len = s->length;
 	tp.hdr.imm_data = xp->wqe.imm_data;
 	tp.hdr.ieth_rkey = be32_to_cpu(xp->wqe.imm_data);
+	stellar_req_fill_xph(xp, s, &tp.hdr, offset);
 	ret = stellar_tx_alloc(xp, &tp, len);
 	if (ret)
 		return ret == -ENOMEM ? 0 : IB_WC_LOC_QP_OP_ERR;

@@ -69,6 +69,7 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 	struct stellar_tx_pkt tp = {};
 
 	tp.hdr.opcode = STELLAR_OP_RC_ACKNOWLEDGE;
+	tp.hdr.xcap = xp->peer_x;
 	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
 	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
 	tp.hdr.psn = psn;
@@ -141,6 +142,7 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 	xp->res_next = 0;
 	xp->msn = 0;
 	xp->ack_pending = false;
+	xp->peer_x = false;
 }
 
 /**
@@ -343,6 +345,7 @@ static u8 stellar_resp_read_reply(struct stellar_qp_xport *xp, u32 psn,
 		struct stellar_tx_pkt tp = {};
 
 		tp.hdr.opcode = stellar_read_resp_opcode(i, npkts);
+		tp.hdr.xcap = xp->peer_x;
 		tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
 		tp.hdr.dest_qpn = xp->cfg.dest_qpn;
 		tp.hdr.psn = stellar_psn_add(psn, i);
@@ -407,6 +410,7 @@ static void stellar_resp_atomic_ack(struct stellar_qp_xport *xp, u32 psn,
 	struct stellar_tx_pkt tp = {};
 
 	tp.hdr.opcode = STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE;
+	tp.hdr.xcap = xp->peer_x;
 	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
 	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
 	tp.hdr.psn = psn;
@@ -615,6 +619,11 @@ static void stellar_resp_duplicate(struct stellar_qp_xport *xp,
 static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			    const struct stellar_pkt *pkt)
 {
+	/* The peer offers the extensions: responses accept them. */
+	if (pkt->xcap)
+		xp->peer_x = true;
+	if (pkt->xhdr)
+		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);
 	switch (stellar_psn_classify(&xp->win, pkt->psn)) {
 	case STELLAR_PSN_NEW_IN_ORDER:
 		stellar_resp_in_order(xp, skb, pkt);

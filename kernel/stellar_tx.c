@@ -34,13 +34,14 @@
  * @tp: @tp->hdr holds the header fields; @tp->skb and @tp->payload are set
  * @payload_len: payload bytes the caller will write at @tp->payload
  *
- * Return: 0, -EINVAL for an opcode without wire format, or -ENOMEM.
+ * Return: 0, -EINVAL for an opcode without wire format (or without the
+ * stellar header @tp->hdr.xhdr asks for), or -ENOMEM.
  */
 int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 		     u32 payload_len)
 {
 	struct net_device *ndev = xp->sdev->ndev;
-	u32 hdr_len = stellar_hdr_len(tp->hdr.opcode);
+	u32 hdr_len = stellar_pkt_hdr_len(&tp->hdr);
 	u8 pad = stellar_pad_count(payload_len);
 	struct sk_buff *skb;
 	u8 *bth;

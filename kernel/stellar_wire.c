@@ -245,6 +245,45 @@ u32 stellar_hdr_len(u8 opcode)
 	return info ? STELLAR_BTH_LEN + info->ext_len : 0;
 }
 
+/**
+ * stellar_xhdr_len() - length of the stellar header an opcode may carry
+ * @opcode: BTH OpCode
+ *
+ * RC SEND and WRITE packets may carry a placement header, RC ACKs a
+ * selective ACK header; no other packet has a stellar header.
+ *
+ * Return: its length in bytes, 0 if @opcode has none.
+ */
+u32 stellar_xhdr_len(u8 opcode)
+{
+	const struct stellar_opcode_info *info = stellar_opcode_info(opcode);
+
+	if (!info || info->qp_class != STELLAR_QPC_RC)
+		return 0;
+	if (opcode == STELLAR_OP_RC_ACKNOWLEDGE)
+		return STELLAR_SACK_LEN;
+	if (info->flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE))
+		return STELLAR_XPH_LEN;
+	return 0;
+}
+
+/**
+ * stellar_pkt_hdr_len() - header length of a packet to build
+ * @pkt: its fields; @pkt->xhdr adds the opcode's stellar header
+ *
+ * Return: the payload offset, 0 if the opcode is unsupported or has no
+ * stellar header although @pkt->xhdr asks for one.
+ */
+u32 stellar_pkt_hdr_len(const struct stellar_pkt *pkt)
+{
+	u32 len = stellar_hdr_len(pkt->opcode);
+	u32 xlen = stellar_xhdr_len(pkt->opcode);
+
+	if (!len || !pkt->xhdr)
+		return len;
+	return xlen ? len + xlen : 0;
+}
+
 const char *stellar_rx_verdict_name(enum stellar_rx_verdict verdict)
 {
 	switch (verdict) {
@@ -303,6 +342,8 @@ static void sw_parse_bth(const u8 *p, struct stellar_pkt *pkt)
 	pkt->dest_qpn = FIELD_GET(STELLAR_BTH_QPN, w1);
 	pkt->ack_req = FIELD_GET(STELLAR_BTH_ACKREQ, w2);
 	pkt->psn = FIELD_GET(STELLAR_BTH_PSN, w2);
+	pkt->xcap = FIELD_GET(STELLAR_BTH_XCAP, w2);
+	pkt->xhdr = FIELD_GET(STELLAR_BTH_XHDR, w2);
 }
 
 static void sw_build_bth(u8 *p, const struct stellar_pkt *pkt)
@@ -317,6 +358,8 @@ static void sw_build_bth(u8 *p, const struct stellar_pkt *pkt)
 		    FIELD_PREP(STELLAR_BTH_BECN, pkt->becn) |
 		    FIELD_PREP(STELLAR_BTH_QPN, pkt->dest_qpn));
 	sw_put_be32(p + 8, FIELD_PREP(STELLAR_BTH_ACKREQ, pkt->ack_req) |
+		    FIELD_PREP(STELLAR_BTH_XCAP, pkt->xcap) |
+		    FIELD_PREP(STELLAR_BTH_XHDR, pkt->xhdr) |
 		    FIELD_PREP(STELLAR_BTH_PSN, pkt->psn));
 }
 
@@ -354,6 +397,19 @@ static const u8 *sw_parse_aeth(const u8 *p, struct stellar_pkt *pkt)
 	return p + STELLAR_AETH_LEN;
 }
 
+static void sw_parse_xhdr(const u8 *p, struct stellar_pkt *pkt)
+{
+	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE) {
+		pkt->sack.base = FIELD_GET(STELLAR_SACK_BASE, sw_get_be32(p));
+		memcpy(pkt->sack.bitmap, p + 4, sizeof(pkt->sack.bitmap));
+		return;
+	}
+	pkt->xph.offset = sw_get_be32(p);
+	pkt->xph.rmsn = sw_get_be32(p + 4);
+	pkt->xph.va = sw_get_be64(p + 8);
+	pkt->xph.rkey = sw_get_be32(p + 16);
+}
+
 static void sw_parse_ext(const u8 *p, struct stellar_pkt *pkt)
 {
 	if (pkt->ext & STELLAR_EXT_DETH)
@@ -372,8 +428,37 @@ static void sw_parse_ext(const u8 *p, struct stellar_pkt *pkt)
 		memcpy(&pkt->imm_data, p, STELLAR_IMMDT_LEN);
 		p += STELLAR_IMMDT_LEN;
 	}
-	if (pkt->ext & STELLAR_EXT_IETH)
+	if (pkt->ext & STELLAR_EXT_IETH) {
 		pkt->ieth_rkey = sw_get_be32(p);
+		p += STELLAR_IETH_LEN;
+	}
+	if (pkt->ext & STELLAR_EXT_X)
+		sw_parse_xhdr(p, pkt);
+}
+
+/*
+ * The stellar BTH bits mean something on RC packets only; elsewhere they
+ * are reserved bits and ignored.  Return: the stellar header's length, or
+ * STELLAR_RX_BAD_OPCODE in *@verdict if the opcode cannot have one.
+ */
+static u32 sw_xhdr_check(const struct stellar_opcode_info *info,
+			 struct stellar_pkt *pkt,
+			 enum stellar_rx_verdict *verdict)
+{
+	u32 xlen;
+
+	*verdict = STELLAR_RX_OK;
+	if (info->qp_class != STELLAR_QPC_RC) {
+		pkt->xcap = false;
+		pkt->xhdr = false;
+		return 0;
+	}
+	if (!pkt->xhdr)
+		return 0;
+	xlen = stellar_xhdr_len(pkt->opcode);
+	if (!xlen)
+		*verdict = STELLAR_RX_BAD_OPCODE;
+	return xlen;
 }
 
 /*
@@ -418,7 +503,7 @@ enum stellar_rx_verdict stellar_parse_packet(const u8 *bth, u32 len,
 {
 	const struct stellar_opcode_info *info;
 	enum stellar_rx_verdict verdict;
-	u32 data_len;
+	u32 data_len, xlen;
 
 	memset(pkt, 0, sizeof(*pkt));
 	if (len < STELLAR_BTH_LEN)
@@ -430,7 +515,10 @@ enum stellar_rx_verdict stellar_parse_packet(const u8 *bth, u32 len,
 	if (!info)
 		return STELLAR_RX_BAD_OPCODE;
 
-	pkt->hdr_len = STELLAR_BTH_LEN + info->ext_len;
+	xlen = sw_xhdr_check(info, pkt, &verdict);
+	if (verdict != STELLAR_RX_OK)
+		return verdict;
+	pkt->hdr_len = STELLAR_BTH_LEN + info->ext_len + xlen;
 	if (len < pkt->hdr_len + STELLAR_ICRC_LEN)
 		return STELLAR_RX_TRUNCATED;
 	data_len = len - pkt->hdr_len - STELLAR_ICRC_LEN;
@@ -439,7 +527,7 @@ enum stellar_rx_verdict stellar_parse_packet(const u8 *bth, u32 len,
 		return verdict;
 
 	pkt->payload_len = data_len - pkt->pad_count;
-	pkt->ext = info->ext;
+	pkt->ext = info->ext | (xlen ? STELLAR_EXT_X : 0);
 	sw_parse_ext(bth + STELLAR_BTH_LEN, pkt);
 	return STELLAR_RX_OK;
 }
@@ -468,6 +556,19 @@ static u8 *sw_build_deth(u8 *p, const struct stellar_pkt *pkt)
 	return p + STELLAR_DETH_LEN;
 }
 
+static void sw_build_xhdr(u8 *p, const struct stellar_pkt *pkt)
+{
+	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE) {
+		sw_put_be32(p, FIELD_PREP(STELLAR_SACK_BASE, pkt->sack.base));
+		memcpy(p + 4, pkt->sack.bitmap, sizeof(pkt->sack.bitmap));
+		return;
+	}
+	sw_put_be32(p, pkt->xph.offset);
+	sw_put_be32(p + 4, pkt->xph.rmsn);
+	sw_put_be64(p + 8, pkt->xph.va);
+	sw_put_be32(p + 16, pkt->xph.rkey);
+}
+
 static void sw_build_ext(u8 *p, u8 ext, const struct stellar_pkt *pkt)
 {
 	if (ext & STELLAR_EXT_DETH)
@@ -490,8 +591,12 @@ static void sw_build_ext(u8 *p, u8 ext, const struct stellar_pkt *pkt)
 		memcpy(p, &pkt->imm_data, STELLAR_IMMDT_LEN);
 		p += STELLAR_IMMDT_LEN;
 	}
-	if (ext & STELLAR_EXT_IETH)
+	if (ext & STELLAR_EXT_IETH) {
 		sw_put_be32(p, pkt->ieth_rkey);
+		p += STELLAR_IETH_LEN;
+	}
+	if (ext & STELLAR_EXT_X)
+		sw_build_xhdr(p, pkt);
 }
 
 /**
@@ -501,22 +606,34 @@ static void sw_build_ext(u8 *p, u8 ext, const struct stellar_pkt *pkt)
  * @pkt: the header fields, in host byte order
  *
  * Writes the extension headers that @pkt->opcode calls for, whatever
- * @pkt->ext says, and the BTH fields as given (24-bit fields masked).  The
- * caller sets @pkt->pad_count (see stellar_pad_count()), appends payload,
- * zeroed pad and room for the ICRC.
+ * @pkt->ext says, then the stellar header if @pkt->xhdr is set, and the
+ * BTH fields as given (24-bit fields masked; @pkt->xcap and @pkt->xhdr
+ * only on RC opcodes).  The caller sets @pkt->pad_count (see
+ * stellar_pad_count()), appends payload, zeroed pad and room for the ICRC.
  *
- * Return: bytes written, the payload offset; 0 if the opcode is
- * unsupported, in which case nothing is written.
+ * Return: bytes written (stellar_pkt_hdr_len(), at most
+ * STELLAR_MAX_XHDR_LEN), the payload offset; 0 if the opcode is
+ * unsupported or has no stellar header but @pkt->xhdr is set, in which
+ * case nothing is written.
  */
 u32 stellar_build_headers(u8 *bth, const struct stellar_pkt *pkt)
 {
 	const struct stellar_opcode_info *info = stellar_opcode_info(pkt->opcode);
+	u32 len = stellar_pkt_hdr_len(pkt);
+	struct stellar_pkt rc_bits;
 
-	if (!info)
+	if (!len)
 		return 0;
+	if (info->qp_class != STELLAR_QPC_RC && (pkt->xcap || pkt->xhdr)) {
+		rc_bits = *pkt;
+		rc_bits.xcap = false;
+		rc_bits.xhdr = false;
+		pkt = &rc_bits;
+	}
 	sw_build_bth(bth, pkt);
-	sw_build_ext(bth + STELLAR_BTH_LEN, info->ext, pkt);
-	return STELLAR_BTH_LEN + info->ext_len;
+	sw_build_ext(bth + STELLAR_BTH_LEN,
+		     info->ext | (pkt->xhdr ? STELLAR_EXT_X : 0), pkt);
+	return len;
 }
 
 /*

@@ -26,6 +26,18 @@
 /* Longest BTH plus extension headers of any opcode (BTH + AtomicETH). */
 #define STELLAR_MAX_HDR_LEN	(STELLAR_BTH_LEN + STELLAR_ATMETH_LEN)
 
+/*
+ * stellar wire extensions (Documentation/wire-extensions.rst): two BTH
+ * reserved bits and two headers that follow the standard extension
+ * headers, only on RC packets between two stellar ends.
+ */
+#define STELLAR_XPH_LEN		20	/* placement header (requests) */
+#define STELLAR_SACK_LEN	20	/* selective ACK header (ACKs) */
+#define STELLAR_SACK_BITS	128	/* PSNs one SACK header describes */
+/* Longest headers with an extension: BTH + RETH + ImmDt + placement. */
+#define STELLAR_MAX_XHDR_LEN	(STELLAR_BTH_LEN + STELLAR_RETH_LEN + \
+				 STELLAR_IMMDT_LEN + STELLAR_XPH_LEN)
+
 #define STELLAR_IPV4_HDR_LEN	20	/* without options */
 #define STELLAR_IPV6_HDR_LEN	40
 #define STELLAR_UDP_HDR_LEN	8
@@ -56,6 +68,8 @@
 #define STELLAR_BTH_QPN		GENMASK(23, 0)
 #define STELLAR_BTH_ACKREQ	BIT(31)
 #define STELLAR_BTH_RESV7	GENMASK(30, 24)
+#define STELLAR_BTH_XCAP	BIT(30)	/* resv7: stellar extensions offered */
+#define STELLAR_BTH_XHDR	BIT(29)	/* resv7: a stellar header follows */
 #define STELLAR_BTH_PSN		GENMASK(23, 0)
 
 /* AETH: Syndrome, MSN.  DETH word 1: reserved, SrcQP. */
@@ -121,6 +135,11 @@ enum stellar_opcode {
 #define STELLAR_EXT_ATMACK	BIT(4)
 #define STELLAR_EXT_IMMDT	BIT(5)
 #define STELLAR_EXT_IETH	BIT(6)
+/* The stellar header: placement (requests) or selective ACK (ACK). */
+#define STELLAR_EXT_X		BIT(7)
+
+/* SACK header word 0: distance of the bitmap's first PSN from the ACK PSN. */
+#define STELLAR_SACK_BASE	GENMASK(31, 16)
 
 /* Opcode properties. */
 #define STELLAR_OPF_REQUEST	BIT(0)	/* sent by the requester */
@@ -182,6 +201,18 @@ struct stellar_opcode_info {
  * @imm_data: ImmDt, left in network byte order as the verbs API wants it
  * @ieth_rkey: IETH: R_Key to invalidate
  * @deth: DETH: @deth.qkey, @deth.src_qpn (24 bits)
+ * @xcap: RC only: BTH XCAP bit, the sender speaks stellar's extensions
+ *	(requests: offers them; responses: accepts the offer)
+ * @xhdr: RC only: BTH XHDR bit, a stellar header follows the standard
+ *	extension headers (STELLAR_EXT_X set after parsing)
+ * @xph: placement header of a SEND or WRITE request packet:
+ *	@xph.offset byte offset of the payload in its message,
+ *	@xph.rmsn receive-consuming messages sent before this message,
+ *	@xph.va WRITE: remote address of the payload's first byte,
+ *	@xph.rkey WRITE: its R_Key
+ * @sack: selective ACK header of an ACK: bit i of @sack.bitmap (byte
+ *	i / 8, most significant bit first) says PSN @psn + @sack.base + i
+ *	was received
  * @hdr_len: BTH plus extension headers in bytes: the payload offset
  * @payload_len: payload bytes, excluding pad and ICRC
  *
@@ -223,6 +254,18 @@ struct stellar_pkt {
 		u32 qkey;
 		u32 src_qpn;
 	} deth;
+	bool xcap;
+	bool xhdr;
+	struct {
+		u32 offset;
+		u32 rmsn;
+		u64 va;
+		u32 rkey;
+	} xph;
+	struct {
+		u32 base;
+		u8 bitmap[STELLAR_SACK_BITS / 8];
+	} sack;
 	u32 hdr_len;
 	u32 payload_len;
 };
@@ -237,6 +280,8 @@ enum stellar_rx_verdict {
 
 const struct stellar_opcode_info *stellar_opcode_info(u8 opcode);
 u32 stellar_hdr_len(u8 opcode);
+u32 stellar_xhdr_len(u8 opcode);
+u32 stellar_pkt_hdr_len(const struct stellar_pkt *pkt);
 const char *stellar_rx_verdict_name(enum stellar_rx_verdict verdict);
 
 enum stellar_rx_verdict stellar_parse_packet(const u8 *bth, u32 len,

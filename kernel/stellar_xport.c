@@ -13,6 +13,12 @@
 
 static struct workqueue_struct *stellar_wq;
 
+/* Offer the stellar wire extensions to peers (read when a QP enters RTS). */
+bool stellar_wire_ext = true;
+module_param_named(wire_ext, stellar_wire_ext, bool, 0644);
+MODULE_PARM_DESC(wire_ext,
+		 "Offer stellar RoCEv2 wire extensions to stellar peers (default: Y)");
+
 /**
  * stellar_xport_init() - create the transport workqueue
  *
@@ -267,6 +273,7 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_DROP_HEADER] = "drop_header",
 	[STELLAR_XS_DROP_NO_RECV] = "drop_no_recv",
 	[STELLAR_XS_TX_ERRORS] = "tx_errors",
+	[STELLAR_XS_X_RCVD] = "ext_hdr_rcvd",
 };
 
 /**
@@ -283,6 +290,9 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
 		   READ_ONCE(xp->sq_psn), READ_ONCE(xp->una_psn),
 		   READ_ONCE(xp->win.epsn), READ_ONCE(xp->msn),
 		   READ_ONCE(xp->win.nr_ooo));
+	seq_printf(m, "ext_offered: %d\next_on: %d\next_peer: %d\n",
+		   READ_ONCE(xp->x_offer), READ_ONCE(xp->x_on),
+		   READ_ONCE(xp->peer_x));
 	for (i = 0; i < __STELLAR_XS_MAX; i++)
 		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
 			   (u64)atomic64_read(&xp->stats[i]));

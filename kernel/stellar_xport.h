@@ -46,6 +46,15 @@
 /* Received packets handled per run of the receive work. */
 #define STELLAR_RX_BUDGET		256
 
+/*
+ * Bytes a packet with the longest stellar headers needs beyond the path
+ * MTU: IPv6, UDP, BTH + RETH + ImmDt + placement header, ICRC.  The
+ * extensions are offered only if the netdev MTU leaves this much room.
+ */
+#define STELLAR_X_OVERHEAD		(STELLAR_IPV6_HDR_LEN + \
+					 STELLAR_UDP_HDR_LEN + \
+					 STELLAR_MAX_XHDR_LEN + STELLAR_ICRC_LEN)
+
 /* AETH syndrome: bits 7..5 say what it is, bits 4..0 qualify it. */
 #define STELLAR_AETH_TYPE		GENMASK(7, 5)
 #define STELLAR_AETH_VALUE		GENMASK(4, 0)
@@ -90,6 +99,7 @@ enum stellar_xport_stat {
 	STELLAR_XS_DROP_HEADER,
 	STELLAR_XS_DROP_NO_RECV,
 	STELLAR_XS_TX_ERRORS,
+	STELLAR_XS_X_RCVD,
 	__STELLAR_XS_MAX,
 };
 
@@ -106,6 +116,8 @@ enum stellar_swqe_state {
  * @npkts: PSNs the WQE consumes (at least 1 for RC/UC, 0 for local ops)
  * @length: message length in bytes
  * @rcvd_pkts: read responses received in order so far
+ * @rmsn: receive-consuming messages (SEND, WRITE with immediate) the QP
+ *	sent before this WQE: its receive WQE at the peer
  * @opcode: IB_WR_* of the WQE
  * @state: enum stellar_swqe_state
  * @status: IB_WC_* status once done
@@ -121,6 +133,7 @@ struct stellar_swqe {
 	u32 npkts;
 	u32 length;
 	u32 rcvd_pkts;
+	u32 rmsn;
 	u8 opcode;
 	u8 state;
 	u8 status;
@@ -231,6 +244,9 @@ struct stellar_xport_cfg {
  * @retrying: a resend from una_psn started since the last progress
  * @timeout_deferred: a timeout found unprocessed packets and waited
  * @rnr_wait: sending is paused until the RNR timer expires
+ * @x_offer: requests offer the stellar extensions (BTH XCAP)
+ * @x_on: the peer accepted: requests carry a placement header
+ * @rmsn_next: receive-consuming messages started so far
  * @retrans_timer: the local ACK timer
  * @rnr_timer: RNR NAK wait
  * @spray: path choice of the requester (one path unless negotiated)
@@ -246,6 +262,7 @@ struct stellar_xport_cfg {
  * @msn: message sequence number
  * @ack_pending: an ACK for win.epsn - 1 is owed
  * @nak_sent: a sequence NAK was sent for the current gap
+ * @peer_x: the peer offered the stellar extensions: responses accept
  * @msg: the message being received
  * @res: READ/atomic responder resources (STELLAR_MAX_RD_ATOM)
  * @res_next: next @res entry to use
@@ -274,6 +291,9 @@ struct stellar_qp_xport {
 	bool retrying;
 	bool timeout_deferred;
 	bool rnr_wait;
+	bool x_offer;
+	bool x_on;
+	u32 rmsn_next;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct stellar_spray spray;
@@ -290,6 +310,7 @@ struct stellar_qp_xport {
 	u32 msn;
 	bool ack_pending;
 	bool nak_sent;
+	bool peer_x;
 	struct stellar_resp_msg msg;
 	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
 	u32 res_next;
@@ -351,6 +372,7 @@ static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
 }
 
 /* stellar_xport.c (init/exit/show: see stellar_transport.h) */
+extern bool stellar_wire_ext;
 void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
 void stellar_xport_fatal(struct stellar_qp_xport *xp);
 

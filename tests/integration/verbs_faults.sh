@@ -10,7 +10,8 @@
 # fully dark in the middle of an ibv_rc_pingpong: the side with a send in
 # flight must fail with "transport retry counter exceeded" within bounded
 # time, the kernel log stays clean (checked by the harness) and the module
-# unloads.
+# unloads.  Both ends being stellar, the QPs negotiate the stellar wire
+# extensions (ext_on in /proc/stellar/<dev>/qps).
 #
 # Arguments (optional): scenario names to run; by default loss (1%, as the
 # issue asks; 5% made rping -C 50 overrun its timeout once), reorder and
@@ -145,6 +146,8 @@ link_down() {
 	fi
 	# Past the TCP exchange: the RC QP is up and moving data.
 	wait_for 60 rc_qp_running
+	# Both ends are stellar: the requesters switched to extended mode.
+	wait_for 10 grep -q "^ext_on: 1" "$qps"
 	barrier link_down.running
 	sleep 1
 	netem loss 100%

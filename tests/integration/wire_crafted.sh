@@ -12,8 +12,11 @@
 # mutated packets must all be dropped.  Then an RC QP in RTS (the
 # helpers/wire_qp.c program) must not accept packets whose PSN is far
 # out of its window, must count them, and must accept one with the right
-# PSN; finally the device still carries ibv_rc_pingpong to a second
-# device in ns1, and the module unloads.
+# PSN.  The stellar wire extensions (Documentation/wire-extensions.rst):
+# the XHDR bit on an opcode without a stellar header is a bad opcode; a
+# SEND with a placement header is accepted and counted (ext_hdr_rcvd).
+# Finally the device still carries ibv_rc_pingpong to a second device in
+# ns1, and the module unloads.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -136,6 +139,7 @@ malformed_headers() {
 		expect_drops rx_drop_bad_opcode "$family" bad-opcode
 		expect_drops rx_drop_bad_length "$family" bad-length
 		expect_drops rx_drop_bad_icrc "$family" bad-icrc
+		expect_drops rx_drop_bad_opcode "$family" xhdr-bad
 	done
 	expect_drops drops 4 random --count 3000 --seed 4791
 	expect_drops drops 6 random --count 500
@@ -187,6 +191,31 @@ psn_probe() {
 	log "PSN $psn: $sent packets not accepted, $rx_other counted"
 }
 
+# qp_stat QPN NAME: counter NAME of QP QPN in /proc/stellar/$DEV/qps.
+qp_stat() {
+	awk -v qp="qp $1:" -v n="$2:" '
+		$1 == "qp" { inqp = ($1 " " $2 == qp) }
+		inqp && $1 == n { print $2; found = 1 }
+		END { if (!found) exit 1 }' "/proc/stellar/$DEV/qps" ||
+		fail "no counter $2 of QP $1 in /proc/stellar/$DEV/qps"
+}
+
+# A SEND carrying the stellar placement header is received as a SEND.
+ext_send() {
+	local qpn=$1 psn=$2 data="stellar placement header"
+
+	qp_cmd recv
+	assert_eq "$QP_REPLY" "recv posted" "a second receive"
+	craft 4 send --xph --qpn "$qpn" --psn "$psn" --data "$data" >/dev/null
+	qp_cmd "poll 20"
+	assert_eq "$QP_REPLY" \
+		"completion status 0 opcode 128 byte_len ${#data} data $data" \
+		"the crafted SEND with a placement header"
+	assert_eq "$(qp_stat "$qpn" ext_hdr_rcvd)" 1 "ext_hdr_rcvd"
+	assert_eq "$(qp_stat "$qpn" ext_peer)" 1 "ext_peer (XCAP seen)"
+	log "a SEND with a placement header was received"
+}
+
 psn_window() {
 	local gid qpn psn
 
@@ -209,6 +238,7 @@ psn_window() {
 	assert_eq "$QP_REPLY" \
 		"completion status 0 opcode 128 byte_len 24 data stellar crafted send ok!" \
 		"the crafted SEND with the expected PSN"
+	ext_send "$qpn" 0x101
 	echo quit >&"${WIRE[1]}"
 	wait "$WIRE_PID" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
 	log "the packet with the expected PSN was received"

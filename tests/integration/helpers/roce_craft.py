@@ -25,6 +25,15 @@ Cases (each packet is meant to be dropped for the reason in brackets):
   send         one RC SEND_ONLY of --data to --qpn at --psn, correct ICRC
                (meant to be accepted)
   psn          --count RC SEND_ONLY packets to --qpn at --psn, correct ICRC
+  write        one RC RDMA_WRITE_ONLY of --data to --va/--rkey of --qpn at
+               --psn, correct ICRC
+  xhdr-bad     the stellar XHDR bit on RC opcodes that have no stellar
+               header (READ request and response, atomic, atomic ACK)
+                                                      [rx_drop_bad_opcode]
+
+With --xph, send and write set the stellar XCAP and XHDR bits and carry a
+placement header (Documentation/wire-extensions.rst) giving --offset,
+--rmsn, --xva (default: --va) and --xrkey (default: --rkey).
   random       --count packets of random bytes        [some rx_drop_*]
   mutate       --count valid packets to --qpn with random bytes of the
                headers flipped, ICRC recomputed       [some rx_drop_*]
@@ -52,8 +61,13 @@ RC_SEND_LAST = 0x02
 RC_SEND_ONLY = 0x04
 RC_RDMA_WRITE_ONLY = 0x0A
 RC_RDMA_READ_REQUEST = 0x0C
+RC_RDMA_READ_RESPONSE_ONLY = 0x10
 RC_ACKNOWLEDGE = 0x11
+RC_ATOMIC_ACKNOWLEDGE = 0x12
 RC_COMPARE_SWAP = 0x13
+# stellar wire extensions: BTH byte 8 (resv7) bits, placement header.
+BTH_XCAP = 0x40
+BTH_XHDR = 0x20
 UC_SEND_ONLY = 0x24
 UD_SEND_ONLY = 0x64
 # Not supported by stellar: reserved RC codes, RD, UD reserved, XRC, vendor.
@@ -71,11 +85,27 @@ def log(msg):
     print(msg, file=sys.stderr)
 
 
-def bth(opcode, qpn, psn, pad=0, tver=0, ack_req=True):
+def bth(opcode, qpn, psn, pad=0, tver=0, ack_req=True, xbits=0):
     """Base transport header, network order."""
     byte1 = (pad & 3) << 4 | (tver & 0xF)
     return struct.pack(">BBHII", opcode, byte1, PKEY_DEFAULT,
-                       qpn & 0xFFFFFF, (ack_req << 31) | (psn & 0xFFFFFF))
+                       qpn & 0xFFFFFF, (ack_req << 31) | (xbits << 24) |
+                       (psn & 0xFFFFFF))
+
+
+def xph(args):
+    """stellar placement header: offset, rmsn, va, rkey."""
+    va = args.va if args.xva is None else args.xva
+    rkey = args.rkey if args.xrkey is None else args.xrkey
+    return struct.pack(">IIQI", args.offset, args.rmsn, va, rkey)
+
+
+def x_packet(opcode, args, ext, payload):
+    """A request with --xph's stellar header if asked for."""
+    pad = -len(payload) % 4
+    xbits = BTH_XCAP | BTH_XHDR if args.xph else 0
+    return (bth(opcode, args.qpn, args.psn, pad=pad, xbits=xbits) + ext +
+            (xph(args) if args.xph else b"") + payload + b"\0" * pad)
 
 
 def ext_headers(opcode, src_qpn=0x11):
@@ -245,8 +275,22 @@ def case_no_qp(path, args):
 
 
 def case_send(path, args):
-    path.send(valid_packet(RC_SEND_ONLY, args.qpn, args.psn,
-                           args.data.encode()))
+    path.send(x_packet(RC_SEND_ONLY, args, b"", args.data.encode()))
+
+
+def case_write(path, args):
+    data = args.data.encode()
+    reth = struct.pack(">QII", args.va, args.rkey, len(data))
+    path.send(x_packet(RC_RDMA_WRITE_ONLY, args, reth, data))
+
+
+def case_xhdr_bad(path, args):
+    for opcode, ext_len, data_len in ((RC_RDMA_READ_REQUEST, 16, 0),
+                                      (RC_COMPARE_SWAP, 28, 0),
+                                      (RC_RDMA_READ_RESPONSE_ONLY, 4, 8),
+                                      (RC_ATOMIC_ACKNOWLEDGE, 12, 0)):
+        path.send(bth(opcode, args.qpn, 0, xbits=BTH_XCAP | BTH_XHDR) +
+                  b"\0" * (ext_len + 20 + data_len))
 
 
 def case_psn(path, args):
@@ -297,6 +341,7 @@ CASES = {
     "bad-opcode": case_bad_opcode, "bad-length": case_bad_length,
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
+    "write": case_write, "xhdr-bad": case_xhdr_bad,
 }
 
 
@@ -313,6 +358,15 @@ def parse_args():
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--data", default="stellar crafted send ok!")
+    num = lambda s: int(s, 0)  # noqa: E731
+    parser.add_argument("--va", type=num, default=0)
+    parser.add_argument("--rkey", type=num, default=0)
+    parser.add_argument("--xph", action="store_true",
+                        help="stellar placement header (send, write)")
+    parser.add_argument("--offset", type=num, default=0)
+    parser.add_argument("--rmsn", type=num, default=0)
+    parser.add_argument("--xva", type=num, default=None)
+    parser.add_argument("--xrkey", type=num, default=None)
     args = parser.parse_args()
     if args.case != "selftest" and not (args.src and args.dst):
         parser.error("--src and --dst are required")

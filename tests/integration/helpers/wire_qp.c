@@ -15,6 +15,12 @@
  *                  "completion status S opcode O byte_len L data TEXT"
  *   untouched N    prints "untouched yes" if the first N bytes of the
  *                  receive buffer still hold 0xcc, else "untouched no"
+ *   peek OFF LEN   prints "peek TEXT": LEN bytes of the buffer at OFF,
+ *                  printable ones as they are, others as '.'
+ *   recv           posts another receive of the whole buffer (after it
+ *                  was refilled with 0xcc); prints "recv posted"
+ *   mr             prints "mr va VA rkey RKEY" of the buffer (the MR
+ *                  allows remote writes)
  *   quit           exits 0
  *
  * Build: gcc -O2 -Wall -o wire_qp wire_qp.c -libverbs
@@ -211,17 +217,37 @@ static void cmd_untouched(struct wire_qp *w, unsigned int len)
 	printf("untouched %s\n", i == len || i == BUF_SIZE ? "yes" : "no");
 }
 
+static void cmd_peek(struct wire_qp *w, unsigned int off, unsigned int len)
+{
+	unsigned int i;
+
+	printf("peek ");
+	for (i = off; i < off + len && i < BUF_SIZE; i++)
+		putchar(w->buf[i] >= 0x20 && w->buf[i] < 0x7f ? w->buf[i] : '.');
+	putchar('\n');
+}
+
 static void serve_commands(struct wire_qp *w)
 {
+	unsigned int len, off;
 	char line[128];
 	double seconds;
-	unsigned int len;
 
 	while (fgets(line, sizeof(line), stdin) && strncmp(line, "quit", 4)) {
 		if (sscanf(line, "poll %lf", &seconds) == 1)
 			cmd_poll(w, seconds);
 		else if (sscanf(line, "untouched %u", &len) == 1)
 			cmd_untouched(w, len);
+		else if (sscanf(line, "peek %u %u", &off, &len) == 2)
+			cmd_peek(w, off, len);
+		else if (!strncmp(line, "recv", 4)) {
+			memset(w->buf, FILL_BYTE, BUF_SIZE);
+			post_recv(w);
+			printf("recv posted\n");
+		} else if (!strncmp(line, "mr", 2))
+			printf("mr va %llu rkey %u\n",
+			       (unsigned long long)(uintptr_t)w->buf,
+			       w->mr->rkey);
 		else
 			printf("error unknown command\n");
 		fflush(stdout);
