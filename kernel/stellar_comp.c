@@ -156,12 +156,34 @@ void stellar_comp_flush(struct stellar_qp_xport *xp)
  * in a row without progress up to four times that (the range IBA allows),
  * so that a peer that is briefly unable to run is not given up on early.
  */
-static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
+static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
 {
 	u64 nsecs = (4096ULL << min_t(u8, xp->cfg.timeout, 31)) <<
 		    min_t(u8, xp->backoff, STELLAR_BACKOFF_MAX);
 
 	return max_t(unsigned long, nsecs_to_jiffies64(nsecs), 1);
+}
+
+/*
+ * Extended mode: srtt + 4 * rttvar (per path when spraying), at least
+ * STELLAR_RTO_MIN_US, at most the local ACK timeout.  Its expiry only
+ * probes; retries are still counted in local ACK timeouts.
+ */
+static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
+{
+	unsigned long ib = stellar_ib_timeout(xp);
+	u32 max_us = min_t(u64, jiffies_to_usecs(ib), U32_MAX);
+	u32 rto_us;
+
+	if (!xp->x_on || !xp->srtt_us)
+		return ib;
+	if (xp->spraying)
+		rto_us = stellar_spray_rto_us(&xp->spray, STELLAR_RTO_MIN_US,
+					      max_us);
+	else
+		rto_us = clamp_t(u32, xp->srtt_us + 4 * xp->rttvar_us,
+				 STELLAR_RTO_MIN_US, max_us);
+	return min(max_t(unsigned long, usecs_to_jiffies(rto_us), 1), ib);
 }
 
 static bool stellar_comp_outstanding(struct stellar_qp_xport *xp)
@@ -179,6 +201,7 @@ void stellar_comp_arm_timer(struct stellar_qp_xport *xp)
 	if (!xp->cfg.timeout || xp->rnr_wait || !stellar_comp_outstanding(xp) ||
 	    timer_pending(&xp->retrans_timer))
 		return;
+	xp->timer_base = jiffies;
 	mod_timer(&xp->retrans_timer, jiffies + stellar_ack_timeout(xp));
 }
 
@@ -189,8 +212,10 @@ static void stellar_comp_progress(struct stellar_qp_xport *xp)
 	xp->rnr_left = xp->cfg.rnr_retry;
 	xp->backoff = 0;
 	xp->resp_gap = 0;
+	xp->rd_ooo = 0;
 	xp->retrying = false;
 	xp->timeout_deferred = false;
+	xp->timer_base = jiffies;
 	if (!stellar_comp_outstanding(xp))
 		del_timer(&xp->retrans_timer);
 	else if (xp->cfg.timeout)
@@ -230,6 +255,19 @@ static void stellar_comp_fail_head(struct stellar_qp_xport *xp, u8 status)
 	stellar_xport_fatal(xp);
 }
 
+/*
+ * A resend from una_psn goes again over SACKed packets: the peer may
+ * have dropped what it held (reneging).
+ */
+static void stellar_comp_forget_sacks(struct stellar_qp_xport *xp)
+{
+	u32 i;
+
+	for (i = 0; i < STELLAR_TX_WINDOW; i++)
+		xp->txp[i].flags &= ~STELLAR_TXP_SACKED;
+	xp->sack_high = xp->una_psn;
+}
+
 /**
  * stellar_comp_retry() - resend from the oldest unacknowledged PSN
  * @xp: the transport, req_mutex held
@@ -254,6 +292,8 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 	xp->retry_left--;
 	xp->retrying = true;
 	xp->resp_gap = 0;
+	xp->timer_base = jiffies;
+	stellar_comp_forget_sacks(xp);
 	if (timeout) {
 		xp->cwnd = STELLAR_CWND_MIN;
 		if (xp->backoff < STELLAR_BACKOFF_MAX)
@@ -279,6 +319,29 @@ static bool stellar_comp_defer_timeout(struct stellar_qp_xport *xp)
 	return true;
 }
 
+/*
+ * Extended mode: the RTT-based timer expired before a local ACK timeout
+ * passed since the last progress (or retry).  Resend the oldest
+ * unacknowledged packet alone, as a probe whose acknowledgement shows
+ * what else is missing (from it on if it is a READ or atomic request);
+ * no retry is counted.  Return: true if handled.
+ */
+static bool stellar_comp_early_timeout(struct stellar_qp_xport *xp)
+{
+	if (!xp->x_on ||
+	    time_after_eq(jiffies, xp->timer_base + stellar_ib_timeout(xp)))
+		return false;
+	stellar_xstat(xp, STELLAR_XS_EARLY_TIMEOUTS, 1);
+	/* A READ or atomic request cannot be resent alone: go back to it. */
+	if (!(stellar_txp(xp, xp->una_psn)->flags & STELLAR_TXP_SACKED) &&
+	    !stellar_req_resend_psn(xp, xp->una_psn)) {
+		stellar_req_rewind(xp, xp->una_psn);
+		stellar_xport_queue(xp, &xp->req_work);
+	}
+	mod_timer(&xp->retrans_timer, jiffies + stellar_ack_timeout(xp));
+	return true;
+}
+
 /**
  * stellar_comp_handle_timers() - act on expired timers
  * @xp: the transport, req_mutex held
@@ -292,7 +355,8 @@ void stellar_comp_handle_timers(struct stellar_qp_xport *xp)
 	}
 	if (test_and_clear_bit(STELLAR_XP_TIMEOUT, &xp->flags) &&
 	    stellar_comp_outstanding(xp) && !xp->rnr_wait &&
-	    !stellar_comp_defer_timeout(xp)) {
+	    !stellar_comp_defer_timeout(xp) &&
+	    !stellar_comp_early_timeout(xp)) {
 		xp->timeout_deferred = false;
 		stellar_xstat(xp, STELLAR_XS_TIMEOUTS, 1);
 		stellar_comp_retry(xp, true);
@@ -353,6 +417,65 @@ static bool stellar_comp_ack_through(struct stellar_qp_xport *xp, u32 psn)
 	return true;
 }
 
+/* RFC 6298 smoothing of an RTT sample. */
+static void stellar_comp_rtt(struct stellar_qp_xport *xp, u32 rtt_us)
+{
+	u32 err;
+
+	if (!xp->srtt_us) {
+		xp->srtt_us = rtt_us;
+		xp->rttvar_us = rtt_us / 2;
+		return;
+	}
+	err = abs((s32)(xp->srtt_us - rtt_us));
+	xp->rttvar_us = (3 * xp->rttvar_us + err) / 4;
+	xp->srtt_us = (7 * xp->srtt_us + rtt_us) / 8;
+}
+
+/*
+ * A tracked packet reached the peer: RTT sample if @sample (never for
+ * resent packets), RACK's latest delivered send time, path feedback.
+ * Return: false if it was known already (SACKed before) or not tracked.
+ */
+static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
+				   struct stellar_txp *t, u64 now, bool sample)
+{
+	u32 rtt_us = 0;
+
+	if (!(t->flags & STELLAR_TXP_DATA) || (t->flags & STELLAR_TXP_SACKED))
+		return false;
+	if (sample && !(t->flags & STELLAR_TXP_RETX) && now > t->sent_us) {
+		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
+		stellar_comp_rtt(xp, rtt_us);
+	}
+	if (t->sent_us > xp->rack_xmit_us)
+		xp->rack_xmit_us = t->sent_us;
+	if (xp->spraying)
+		stellar_spray_acked(&xp->spray, t->path, rtt_us, false, now);
+	return true;
+}
+
+/*
+ * PSNs [@from, @to) were acknowledged cumulatively; the RTT is sampled
+ * from the newest, the others waited for the ACK to be coalesced.
+ */
+static void stellar_comp_acked_range(struct stellar_qp_xport *xp, u32 from,
+				     u32 to)
+{
+	u64 now = stellar_now_us();
+	u32 psn;
+
+	for (psn = from; psn != to; psn = stellar_psn_add(psn, 1)) {
+		struct stellar_txp *t = stellar_txp(xp, psn);
+
+		stellar_comp_delivered(xp, t, now,
+				       stellar_psn_add(psn, 1) == to);
+		t->flags = 0;
+	}
+	if (stellar_psn_before(xp->sack_high, to))
+		xp->sack_high = to;
+}
+
 /*
  * Advance una_psn to @psn + 1 if that is progress, and act on it; true if
  * it was.  Packets acknowledged while they were being resent are not sent
@@ -365,6 +488,8 @@ static bool stellar_comp_advance(struct stellar_qp_xport *xp, u32 psn)
 	if (!stellar_psn_after(next, xp->una_psn) ||
 	    stellar_psn_after(next, xp->psn_high))
 		return false;
+	if (xp->x_on)
+		stellar_comp_acked_range(xp, xp->una_psn, next);
 	xp->cwnd = min_t(u32, xp->cwnd + stellar_psn_diff(next, xp->una_psn),
 			 STELLAR_TX_WINDOW);
 	xp->una_psn = next;
@@ -381,12 +506,72 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 	       stellar_psn_before(psn, xp->psn_high);
 }
 
+/*
+ * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
+ * highest SACKed one is lost when a packet sent more than the reordering
+ * window after it was delivered; it is resent alone (on another path).
+ * Reordering within the window never causes a resend.
+ */
+static void stellar_comp_rack(struct stellar_qp_xport *xp)
+{
+	u64 reo_us = max_t(u32, xp->srtt_us, STELLAR_REO_MIN_US);
+	u32 budget = STELLAR_SEL_BUDGET, psn;
+
+	for (psn = xp->una_psn; budget && stellar_psn_before(psn, xp->sack_high);
+	     psn = stellar_psn_add(psn, 1)) {
+		struct stellar_txp *t = stellar_txp(xp, psn);
+		u32 path = t->path;
+
+		if (!(t->flags & STELLAR_TXP_DATA) ||
+		    (t->flags & STELLAR_TXP_SACKED) ||
+		    t->sent_us + reo_us > xp->rack_xmit_us)
+			continue;
+		if (!stellar_req_resend_psn(xp, psn))
+			continue;
+		if (xp->spraying)
+			stellar_spray_lost(&xp->spray, path, t->sent_us);
+		budget--;
+	}
+}
+
+/* The selective part of an ACK: PSNs received beyond the cumulative one. */
+static void stellar_comp_sack(struct stellar_qp_xport *xp,
+			      const struct stellar_pkt *pkt)
+{
+	u32 last = stellar_psn_add(xp->psn_high, -1);
+	u64 now = stellar_now_us();
+	u32 i;
+
+	stellar_xstat(xp, STELLAR_XS_SACKS_RCVD, 1);
+	for (i = 0; i < STELLAR_SACK_BITS; i++) {
+		u32 psn = stellar_psn_add(pkt->psn, pkt->sack.base + i);
+		struct stellar_txp *t = stellar_txp(xp, psn);
+
+		if (!(pkt->sack.bitmap[i / 8] & (0x80 >> (i % 8))) ||
+		    !stellar_psn_between(psn, xp->una_psn, last) ||
+		    !stellar_comp_delivered(xp, t, now, true))
+			continue;
+		t->flags |= STELLAR_TXP_SACKED;
+		if (!stellar_psn_before(psn, xp->sack_high))
+			xp->sack_high = stellar_psn_add(psn, 1);
+	}
+	stellar_comp_rack(xp);
+}
+
 static void stellar_comp_ack(struct stellar_qp_xport *xp, u32 psn)
 {
 	bool complete = stellar_comp_ack_through(xp, psn);
 
 	if (!complete) {
-		/* Responses to a READ/atomic before @psn were lost. */
+		/*
+		 * Responses to a READ/atomic before @psn were lost; or, with
+		 * a stellar peer whose packets may take different paths,
+		 * they are still on their way: wait for a few such ACKs.
+		 */
+		if (xp->x_on && xp->resp_gap < STELLAR_RESP_GAP_THRESHOLD) {
+			xp->resp_gap++;
+			return;
+		}
 		stellar_comp_retry(xp, false);
 		return;
 	}
@@ -453,6 +638,8 @@ static void stellar_comp_aeth(struct stellar_qp_xport *xp,
 	switch (type) {
 	case STELLAR_AETH_TYPE_ACK:
 		stellar_comp_ack(xp, pkt->psn);
+		if ((pkt->ext & STELLAR_EXT_X) && xp->x_on)
+			stellar_comp_sack(xp, pkt);
 		break;
 	case STELLAR_AETH_TYPE_RNR_NAK:
 		stellar_comp_rnr(xp, pkt->psn, value);
@@ -529,42 +716,129 @@ static void stellar_comp_resp_gap(struct stellar_qp_xport *xp, u32 psn)
 		stellar_comp_retry(xp, false);
 }
 
+/* An out-of-order READ response carries the bytes due at its PSN. */
+static bool stellar_read_resp_len_ok(struct stellar_qp_xport *xp,
+				     const struct stellar_swqe *s,
+				     const struct stellar_pkt *pkt)
+{
+	u32 i = stellar_psn_diff(pkt->psn, s->first_psn);
+
+	return pkt->payload_len == (i == s->npkts - 1 ?
+				    s->length - i * xp->cfg.mtu :
+				    xp->cfg.mtu);
+}
+
+/* The READ response window follows the oldest READ WQE. */
+static void stellar_comp_rd_window(struct stellar_qp_xport *xp,
+				   const struct stellar_swqe *s, u32 index)
+{
+	u32 epsn = stellar_psn_add(s->first_psn, s->rcvd_pkts);
+
+	if (xp->rd_valid && xp->rd_index == index && xp->rd_win.epsn == epsn)
+		return;
+	stellar_psn_window_init(&xp->rd_win, epsn);
+	xp->rd_index = index;
+	xp->rd_valid = true;
+}
+
+/* Copy a READ response to its place in the WQE's SGEs; 0 or IB_WC_*. */
+static u8 stellar_comp_read_copy(struct stellar_qp_xport *xp,
+				 const struct stellar_swqe *s, u32 index,
+				 const struct stellar_pkt *pkt,
+				 const u8 *payload)
+{
+	u64 offset = (u64)stellar_psn_diff(pkt->psn, s->first_psn) *
+		     xp->cfg.mtu;
+	int ret;
+
+	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
+			     xp->inline_data))
+		return IB_WC_LOC_QP_OP_ERR;
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
+			       xp->wqe.num_sge, offset, (void *)payload,
+			       pkt->payload_len, STELLAR_COPY_TO_MR);
+	if (ret)
+		return ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					  IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * A READ response placed beyond a gap.  Only when many arrived beyond it
+ * is the gap taken for a loss and the rest of the READ asked for again
+ * (what was placed comes back as duplicates); else the timer decides.
+ */
+static void stellar_comp_rd_reorder(struct stellar_qp_xport *xp)
+{
+	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
+	stellar_xstat(xp, STELLAR_XS_OOO_PLACED, 1);
+	if (xp->rd_ooo < U16_MAX)
+		xp->rd_ooo++;
+	if (xp->rd_ooo >= STELLAR_RD_REORDER_THRESHOLD) {
+		xp->rd_ooo = 0;
+		stellar_comp_retry(xp, false);
+	}
+}
+
+/**
+ * stellar_comp_read_resp() - place a READ response by its offset
+ * @xp: the transport, req_mutex held
+ * @pkt: the response
+ * @payload: its payload
+ *
+ * Responses of the oldest outstanding READ are placed wherever their PSN
+ * says, in order or not, within the receive window; the window tracks
+ * which arrived, duplicates are dropped, and the READ completes (and the
+ * send queue moves on) only when every response is in.
+ */
 static void stellar_comp_read_resp(struct stellar_qp_xport *xp,
 				   const struct stellar_pkt *pkt,
 				   const u8 *payload)
 {
+	enum stellar_psn_class class;
 	struct stellar_swqe *s;
 	u32 index;
-	int ret;
+	u8 status;
 
 	s = stellar_comp_rd_wqe(xp, pkt->psn, &index);
-	if (!s || pkt->psn != stellar_psn_add(s->first_psn, s->rcvd_pkts)) {
+	if (!s) {
 		stellar_comp_resp_gap(xp, pkt->psn);
 		return;
 	}
-	if (!stellar_read_resp_fits(xp, s, pkt)) {
+	stellar_comp_rd_window(xp, s, index);
+	class = stellar_psn_classify(&xp->rd_win, pkt->psn);
+	if (class == STELLAR_PSN_DUPLICATE) {
+		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
+		return;
+	}
+	if (class == STELLAR_PSN_OUT_OF_WINDOW) {
+		stellar_comp_resp_gap(xp, pkt->psn);
+		return;
+	}
+	if (class == STELLAR_PSN_NEW_IN_ORDER ?
+	    !stellar_read_resp_fits(xp, s, pkt) :
+	    s->opcode != IB_WR_RDMA_READ ||
+	    !stellar_read_resp_len_ok(xp, s, pkt)) {
 		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
 		return;
 	}
-	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
-			     xp->inline_data)) {
-		stellar_wqe_done(xp, index, IB_WC_LOC_QP_OP_ERR);
+	status = stellar_comp_read_copy(xp, s, index, pkt, payload);
+	if (status != IB_WC_SUCCESS) {
+		stellar_wqe_done(xp, index, status);
 		return;
 	}
-	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
-			       xp->wqe.num_sge,
-			       (u64)s->rcvd_pkts * xp->cfg.mtu,
-			       (void *)payload, pkt->payload_len,
-			       STELLAR_COPY_TO_MR);
-	if (ret) {
-		stellar_wqe_done(xp, index, ret == -EMSGSIZE ?
-				 IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR);
+	if (class == STELLAR_PSN_NEW_OUT_OF_ORDER) {
+		stellar_psn_mark(&xp->rd_win, pkt->psn);
+		stellar_comp_rd_reorder(xp);
 		return;
 	}
-	s->rcvd_pkts++;
-	if (s->rcvd_pkts == s->npkts)
+	s->rcvd_pkts += stellar_psn_mark(&xp->rd_win, pkt->psn);
+	if (s->rcvd_pkts == s->npkts) {
 		stellar_wqe_done(xp, index, IB_WC_SUCCESS);
-	stellar_comp_advance(xp, pkt->psn);
+		xp->rd_valid = false;
+	}
+	stellar_comp_advance(xp, stellar_psn_add(s->first_psn,
+						 s->rcvd_pkts - 1));
 }
 
 static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,

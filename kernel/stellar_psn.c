@@ -74,6 +74,22 @@ stellar_psn_classify(const struct stellar_psn_window *win, u32 psn)
 				       STELLAR_PSN_NEW_OUT_OF_ORDER;
 }
 
+/**
+ * stellar_psn_received() - whether a PSN ahead of the expected one arrived
+ * @win: the window
+ * @psn: a PSN
+ *
+ * Return: true if @psn is after the expected PSN, inside the window, and
+ * marked as received.
+ */
+bool stellar_psn_received(const struct stellar_psn_window *win, u32 psn)
+{
+	s32 ahead = stellar_psn_diff(psn & STELLAR_PSN_MASK, win->epsn);
+
+	return ahead > 0 && ahead < STELLAR_PSN_WINDOW_BITS &&
+	       sw_psn_test(win, psn);
+}
+
 /* Move epsn past itself and every PSN after it that already arrived. */
 static u32 sw_psn_advance(struct stellar_psn_window *win)
 {

@@ -124,6 +124,7 @@ void stellar_psn_window_init(struct stellar_psn_window *win, u32 epsn);
 enum stellar_psn_class
 stellar_psn_classify(const struct stellar_psn_window *win, u32 psn);
 u32 stellar_psn_mark(struct stellar_psn_window *win, u32 psn);
+bool stellar_psn_received(const struct stellar_psn_window *win, u32 psn);
 bool stellar_psn_first_missing(const struct stellar_psn_window *win,
 			       u32 *psn);
 bool stellar_psn_next_missing(const struct stellar_psn_window *win, u32 from,

@@ -75,6 +75,19 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->x_offer = stellar_req_may_offer_ext(xp);
 	xp->x_on = false;
 	xp->rmsn_next = 0;
+	xp->rd_valid = false;
+	xp->rd_ooo = 0;
+	memset(xp->txp, 0, sizeof(xp->txp));
+	xp->rack_xmit_us = 0;
+	xp->sack_high = xp->sq_psn;
+	xp->srtt_us = 0;
+	xp->rttvar_us = 0;
+	xp->timer_base = jiffies;
+	xp->spraying = false;
+	stellar_spray_init(&xp->spray,
+			   max_t(u32, READ_ONCE(xp->sdev->settings.spray_paths),
+				 1),
+			   xp->cfg.sport, qp->ibqp.qp_num);
 }
 
 /**
@@ -231,6 +244,37 @@ static void stellar_req_fill_hdr(struct stellar_qp_xport *xp,
 	hdr->xcap = xp->x_offer;
 }
 
+/*
+ * Extended mode: remember when and where a SEND/WRITE packet went, and
+ * pick its path (spread over the spray paths when there are several).
+ * Return: its UDP source port.
+ */
+static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
+{
+	struct stellar_txp *t = stellar_txp(xp, psn);
+	bool retx = stellar_psn_before(psn, xp->psn_high);
+	u64 now = stellar_now_us();
+	u32 path = 0;
+
+	if (!xp->x_on)
+		return xp->cfg.sport;
+	if (!retx)
+		t->flags = 0;
+	xp->spraying = xp->spray.nr_paths > 1;
+	if (xp->spraying) {
+		path = retx && (t->flags & STELLAR_TXP_DATA) ?
+		       stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
+		       stellar_spray_pick(&xp->spray, psn, now);
+		stellar_spray_sent(&xp->spray, path, len, retx);
+	}
+	t->flags = (t->flags & ~STELLAR_TXP_SACKED) | STELLAR_TXP_DATA |
+		   (retx ? STELLAR_TXP_RETX : 0);
+	t->sent_us = now;
+	t->path = path;
+	return xp->spraying ? stellar_spray_sport(&xp->spray, path) :
+			      xp->cfg.sport;
+}
+
 /* Extended mode: where packet xp->req_pkt of @s goes at the peer. */
 static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
 				 const struct stellar_swqe *s,
@@ -335,9 +379,71 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 		kfree_skb(tp.skb);
 		return stellar_copy_status(ret);
 	}
+	if (xp->qp->ibqp.qp_type == IB_QPT_RC)
+		sport = stellar_req_track(xp, xp->sq_psn, len);
 	stellar_req_account(xp, xp->sq_psn, 1);
 	stellar_tx_xmit(xp, &av, &tp, sport);
 	return IB_WC_SUCCESS;
+}
+
+/* The started, unfinished WQE that PSN @psn belongs to, or NULL. */
+static struct stellar_swqe *stellar_req_find(struct stellar_qp_xport *xp,
+					     u32 psn, u32 *index_out)
+{
+	u32 index;
+
+	for (index = READ_ONCE(xp->qp->sq_consumer);
+	     stellar_index_before(index, xp->next_new); index++) {
+		struct stellar_swqe *s = &xp->swqe[index &
+						   (xp->qp->sq.num_entries - 1)];
+
+		if (s->state == STELLAR_SWQE_DONE || !s->npkts)
+			continue;
+		if (stellar_psn_between(psn, s->first_psn,
+					stellar_psn_add(s->first_psn,
+							s->npkts - 1))) {
+			*index_out = index;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * stellar_req_resend_psn() - send one SEND or WRITE packet again
+ * @xp: the transport, req_mutex held
+ * @psn: its PSN, already sent once
+ *
+ * Selective retransmission: the packet is rebuilt from the send ring
+ * without moving the send position.
+ *
+ * Return: true if it was sent, false if @psn is not a SEND/WRITE packet
+ * of an unfinished WQE (or the packet could not be built).
+ */
+bool stellar_req_resend_psn(struct stellar_qp_xport *xp, u32 psn)
+{
+	u32 req_index = xp->req_index, req_pkt = xp->req_pkt;
+	u32 sq_psn = xp->sq_psn, index;
+	struct stellar_swqe *s = stellar_req_find(xp, psn, &index);
+	u8 status;
+
+	if (!s || stellar_wr_is_rd_atomic(s->opcode) ||
+	    !stellar_psn_before(psn, xp->psn_high) ||
+	    stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
+			     xp->inline_data))
+		return false;
+	xp->req_pkt = stellar_psn_diff(psn, s->first_psn);
+	xp->sq_psn = psn;
+	status = stellar_req_send_data_pkt(xp, s);
+	xp->req_index = req_index;
+	xp->req_pkt = req_pkt;
+	xp->sq_psn = sq_psn;
+	if (status != IB_WC_SUCCESS) {
+		stellar_wqe_done(xp, index, status);
+		return false;
+	}
+	stellar_xstat(xp, STELLAR_XS_SEL_RETRANSMITS, 1);
+	return true;
 }
 
 /* The READ request for the responses not received yet. */

@@ -17,6 +17,7 @@
 #include <linux/ipv6.h>
 #include <rdma/ib_mad.h>
 
+#include "stellar_spray_dev.h"
 #include "stellar_xport.h"
 
 /* Out-of-order packets held before the responder asks for a resend. */
@@ -63,6 +64,26 @@ void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
 }
 
+/*
+ * Extended mode: an ACK for epsn - 1 also says which of the next
+ * STELLAR_SACK_BITS PSNs after the gap at epsn arrived.
+ */
+static void stellar_resp_fill_sack(struct stellar_qp_xport *xp,
+				   struct stellar_pkt *hdr)
+{
+	u32 i;
+
+	if (!xp->peer_x || !xp->win.nr_ooo ||
+	    hdr->psn != stellar_psn_add(xp->win.epsn, -1))
+		return;
+	hdr->xhdr = true;
+	hdr->sack.base = 2;	/* the bitmap starts after the gap at epsn */
+	for (i = 0; i < STELLAR_SACK_BITS; i++)
+		if (stellar_psn_received(&xp->win,
+					 stellar_psn_add(hdr->psn, 2 + i)))
+			hdr->sack.bitmap[i / 8] |= 0x80 >> (i % 8);
+}
+
 static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 				  u32 psn)
 {
@@ -75,8 +96,12 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 	tp.hdr.psn = psn;
 	tp.hdr.aeth.syndrome = syndrome;
 	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	if (syndrome == STELLAR_SYN_ACK)
+		stellar_resp_fill_sack(xp, &tp.hdr);
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return;
+	if (tp.hdr.xhdr)
+		stellar_xstat(xp, STELLAR_XS_SACKS_SENT, 1);
 	if (syndrome == STELLAR_SYN_ACK)
 		stellar_xstat(xp, STELLAR_XS_ACKS_SENT, 1);
 	else if (stellar_syn_is_rnr(syndrome))
@@ -102,12 +127,13 @@ static void stellar_resp_flush_ack(struct stellar_qp_xport *xp)
  */
 void stellar_resp_purge(struct stellar_qp_xport *xp)
 {
-	struct sk_buff *skb;
+	struct stellar_ooo_pkt *rec;
 	unsigned long psn;
 
-	xa_for_each(&xp->ooo, psn, skb) {
+	xa_for_each(&xp->ooo, psn, rec) {
 		xa_erase(&xp->ooo, psn);
-		kfree_skb(skb);
+		kfree_skb(rec->skb);
+		kfree(rec);
 	}
 	xp->ooo_bytes = 0;
 }
@@ -124,8 +150,10 @@ static void stellar_resp_fail_msg(struct stellar_qp_xport *xp, u8 status)
 {
 	struct stellar_resp_msg *msg = &xp->msg;
 
-	if (msg->have_wqe)
+	if (msg->have_wqe) {
 		stellar_post_recv_cqe(xp, msg->rwqe.wr_id, status, IB_WC_RECV);
+		xp->rq_msgs++;
+	}
 	msg->have_wqe = false;
 	msg->kind = 0;
 }
@@ -141,6 +169,7 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 	memset(xp->res, 0, sizeof(xp->res));
 	xp->res_next = 0;
 	xp->msn = 0;
+	xp->rq_msgs = 0;
 	xp->ack_pending = false;
 	xp->peer_x = false;
 }
@@ -214,17 +243,30 @@ static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
 	xp->msg.have_wqe = false;
 	xp->msg.kind = 0;
 	xp->msn++;
+	xp->rq_msgs++;
 	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
+/*
+ * A SEND packet placed ahead of its turn went where its turn puts it: the
+ * receive WQE and offset of the message in progress.
+ */
+static bool stellar_resp_send_placed_ok(struct stellar_qp_xport *xp,
+					const struct stellar_pkt *pkt)
+{
+	return xp->msg.have_wqe && pkt->xph.rmsn == xp->rq_msgs &&
+	       pkt->xph.offset == xp->msg.offset;
+}
+
+/* @payload is NULL if it was placed already. */
 static u8 stellar_resp_send(struct stellar_qp_xport *xp,
 			    const struct stellar_pkt *pkt, u16 flags,
-			    u8 *payload)
+			    const u8 *payload)
 {
 	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
 	struct stellar_resp_msg *msg = &xp->msg;
+	int ret = 0;
 	u8 syn;
-	int ret;
 
 	if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY)) {
 		syn = stellar_resp_take_wqe(xp);
@@ -233,15 +275,19 @@ static u8 stellar_resp_send(struct stellar_qp_xport *xp,
 		msg->kind = STELLAR_OPF_SEND;
 		msg->offset = 0;
 	}
-	ret = stellar_sgl_copy(pd, msg->rwqe.sge, msg->rwqe.num_sge,
-			       msg->offset, payload, pkt->payload_len,
-			       STELLAR_COPY_TO_MR);
+	if (!payload && !stellar_resp_send_placed_ok(xp, pkt))
+		ret = -EINVAL;
+	else if (payload)
+		ret = stellar_sgl_copy(pd, msg->rwqe.sge, msg->rwqe.num_sge,
+				       msg->offset, (void *)payload,
+				       pkt->payload_len, STELLAR_COPY_TO_MR);
 	if (ret) {
-		stellar_resp_fail_msg(xp, ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
-							     IB_WC_LOC_PROT_ERR);
-		return STELLAR_SYN_NAK(ret == -EMSGSIZE ?
-				       STELLAR_NAK_INVALID_REQ :
-				       STELLAR_NAK_REM_OP_ERR);
+		bool len_err = ret == -EMSGSIZE || ret == -EINVAL;
+
+		stellar_resp_fail_msg(xp, len_err ? IB_WC_LOC_LEN_ERR :
+						    IB_WC_LOC_PROT_ERR);
+		return STELLAR_SYN_NAK(len_err ? STELLAR_NAK_INVALID_REQ :
+						 STELLAR_NAK_REM_OP_ERR);
 	}
 	msg->offset += pkt->payload_len;
 	xp->ack_pending = true;
@@ -271,9 +317,18 @@ static u8 stellar_resp_write_start(struct stellar_qp_xport *xp,
 	return STELLAR_SYN_OK;
 }
 
+/* A WRITE packet placed ahead of its turn went where its turn puts it. */
+static bool stellar_resp_write_placed_ok(struct stellar_qp_xport *xp,
+					 const struct stellar_pkt *pkt)
+{
+	return pkt->xph.va == xp->msg.va + xp->msg.offset &&
+	       pkt->xph.rkey == xp->msg.rkey;
+}
+
+/* @payload is NULL if it was placed already. */
 static u8 stellar_resp_write(struct stellar_qp_xport *xp,
 			     const struct stellar_pkt *pkt, u16 flags,
-			     u8 *payload)
+			     const u8 *payload)
 {
 	struct stellar_resp_msg *msg = &xp->msg;
 	bool last = flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY);
@@ -294,10 +349,12 @@ static u8 stellar_resp_write(struct stellar_qp_xport *xp,
 			return syn;
 	}
 	if (msg->offset + len > msg->length ||
-	    (last && msg->offset + len != msg->length))
+	    (last && msg->offset + len != msg->length) ||
+	    (!payload && !stellar_resp_write_placed_ok(xp, pkt)))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	if (stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, true,
-			    msg->va + msg->offset, payload, len,
+	if (payload &&
+	    stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, true,
+			    msg->va + msg->offset, (void *)payload, len,
 			    STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	msg->offset += len;
@@ -454,15 +511,15 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 }
 
 /*
- * Execute one request in order.  *@npsn receives the PSNs it consumed.
+ * Execute one request in order; @payload is NULL if it was placed
+ * already.  *@npsn receives the PSNs it consumed.
  * Return: STELLAR_SYN_OK or the NAK/RNR NAK syndrome to answer with.
  */
 static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
-			       struct sk_buff *skb,
-			       const struct stellar_pkt *pkt, u32 *npsn)
+			       const struct stellar_pkt *pkt,
+			       const u8 *payload, u32 *npsn)
 {
 	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
-	u8 *payload = skb->data + pkt->hdr_len;
 
 	*npsn = 1;
 	if (!stellar_resp_seq_ok(xp, flags))
@@ -498,16 +555,17 @@ static void stellar_resp_run_ooo(struct stellar_qp_xport *xp, u32 psn,
 
 	for (i = 1; i < count; i++) {
 		u32 next = stellar_psn_add(psn, i), npsn;
-		struct sk_buff *skb = xa_erase(&xp->ooo, next);
-		struct stellar_pkt pkt;
+		struct stellar_ooo_pkt *rec = xa_erase(&xp->ooo, next);
 		u8 syn;
 
-		if (!skb)
+		if (!rec)
 			continue;
-		xp->ooo_bytes -= skb->len;
-		stellar_parse_packet(skb->data, skb->len, &pkt);
-		syn = stellar_resp_execute(xp, skb, &pkt, &npsn);
-		kfree_skb(skb);
+		xp->ooo_bytes -= rec->charge;
+		syn = stellar_resp_execute(xp, &rec->pkt, rec->skb ?
+					   rec->skb->data + rec->pkt.hdr_len :
+					   NULL, &npsn);
+		kfree_skb(rec->skb);
+		kfree(rec);
 		if (syn) {
 			stellar_resp_restart(xp, next);
 			stellar_resp_error(xp, syn, next);
@@ -527,7 +585,7 @@ static void stellar_resp_in_order(struct stellar_qp_xport *xp,
 	u32 npsn, count;
 	u8 syn;
 
-	syn = stellar_resp_execute(xp, skb, pkt, &npsn);
+	syn = stellar_resp_execute(xp, pkt, skb->data + pkt->hdr_len, &npsn);
 	if (syn) {
 		stellar_resp_error(xp, syn, pkt->psn);
 		return;
@@ -552,25 +610,143 @@ static void stellar_resp_seq_nak(struct stellar_qp_xport *xp)
 			      xp->win.epsn);
 }
 
-/* Keep a packet that arrived ahead of a gap; false if it was dropped. */
-static bool stellar_resp_hold(struct stellar_qp_xport *xp,
-			      struct sk_buff *skb,
+/* Direct placement of a WRITE packet: its own header says where. */
+static int stellar_resp_place_write(struct stellar_qp_xport *xp,
+				    const struct stellar_pkt *pkt,
+				    const u8 *payload)
+{
+	int ret;
+
+	if (!(xp->cfg.access & IB_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	if ((pkt->ext & STELLAR_EXT_RETH) &&
+	    (pkt->xph.va != pkt->reth.va || pkt->xph.rkey != pkt->reth.rkey))
+		return -EINVAL;
+	if (!pkt->payload_len)
+		return 1;
+	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), pkt->xph.rkey, true,
+			      pkt->xph.va, (void *)payload, pkt->payload_len,
+			      STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE);
+	return ret ? ret : 1;
+}
+
+/*
+ * Direct placement of a SEND packet into its receive WQE, if that is the
+ * one in use or the next one and it is posted already.
+ */
+static int stellar_resp_place_send(struct stellar_qp_xport *xp,
+				   const struct stellar_pkt *pkt,
+				   const u8 *payload)
+{
+	struct stellar_resp_msg *msg = &xp->msg;
+	int ret;
+
+	if (pkt->xph.rmsn != xp->rq_msgs)
+		return 0;
+	if (!msg->have_wqe) {
+		ret = stellar_rq_take(xp->qp, &msg->rwqe);
+		if (ret == -ENOENT)
+			return 0;	/* RNR is answered in order */
+		if (ret) {
+			stellar_xport_fatal(xp);
+			return ret;
+		}
+		msg->have_wqe = true;
+	}
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), msg->rwqe.sge,
+			       msg->rwqe.num_sge, pkt->xph.offset,
+			       (void *)payload, pkt->payload_len,
+			       STELLAR_COPY_TO_MR);
+	return ret ? ret : 1;
+}
+
+/**
+ * stellar_resp_place() - place an out-of-order request's payload directly
+ * @xp: the transport, resp_mutex held
+ * @skb: the packet
+ * @pkt: its headers
+ *
+ * Only SEND and WRITE packets with a placement header are placed; every
+ * field of the header is checked (lengths, offset, R_Key and access
+ * rights, MR bounds, receive WQE size) before a byte is written.
+ *
+ * Return: 1 if placed, 0 if it cannot be placed now (keep the packet), a
+ * negative errno if the placement header is invalid (drop the packet).
+ */
+static int stellar_resp_place(struct stellar_qp_xport *xp,
+			      const struct sk_buff *skb,
 			      const struct stellar_pkt *pkt)
 {
+	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
+	const u8 *payload = skb->data + pkt->hdr_len;
+
+	if (!(pkt->ext & STELLAR_EXT_X))
+		return 0;
+	if (!stellar_resp_len_ok(xp, flags, pkt->payload_len) ||
+	    pkt->xph.offset % xp->cfg.mtu ||
+	    pkt->xph.offset > STELLAR_MAX_MSG_SIZE ||
+	    ((flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY)) &&
+	     pkt->xph.offset))
+		return -EINVAL;
+	if (flags & STELLAR_OPF_WRITE)
+		return stellar_resp_place_write(xp, pkt, payload);
+	return stellar_resp_place_send(xp, pkt, payload);
+}
+
+
+static bool stellar_resp_ooo_drop(struct stellar_qp_xport *xp)
+{
+	stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
+	stellar_resp_seq_nak(xp);
+	return false;
+}
+
+/*
+ * A request that arrived ahead of a gap: placed directly if it can be,
+ * else kept whole, within rx_buf_size.  Return: true if @skb was kept.
+ */
+static bool stellar_resp_ooo(struct stellar_qp_xport *xp,
+			     struct sk_buff *skb,
+			     const struct stellar_pkt *pkt)
+{
 	u32 limit = READ_ONCE(xp->sdev->settings.rx_buf_size);
+	struct stellar_ooo_pkt *rec;
+	int placed;
 
 	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
-	if (xp->ooo_bytes + skb->len > limit ||
-	    xa_insert(&xp->ooo, pkt->psn, skb, GFP_KERNEL)) {
-		stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
-		stellar_resp_seq_nak(xp);
+	stellar_spray_dev_ooo(xp->sdev,
+			      stellar_psn_diff(pkt->psn, xp->win.epsn));
+	if (xp->ooo_bytes + sizeof(*rec) + skb->len > limit)
+		return stellar_resp_ooo_drop(xp);
+	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return stellar_resp_ooo_drop(xp);
+	placed = stellar_resp_place(xp, skb, pkt);
+	if (placed < 0) {
+		kfree(rec);
+		stellar_xstat(xp, STELLAR_XS_DROP_PLACE, 1);
 		return false;
 	}
-	xp->ooo_bytes += skb->len;
+	rec->pkt = *pkt;
+	rec->skb = placed ? NULL : skb;
+	rec->charge = sizeof(*rec) + (placed ? 0 : skb->len);
+	if (xa_insert(&xp->ooo, pkt->psn, rec, GFP_KERNEL)) {
+		kfree(rec);
+		return stellar_resp_ooo_drop(xp);
+	}
+	xp->ooo_bytes += rec->charge;
+	if (placed)
+		stellar_xstat(xp, STELLAR_XS_OOO_PLACED, 1);
 	stellar_psn_mark(&xp->win, pkt->psn);
-	if (xp->win.nr_ooo >= STELLAR_NAK_THRESHOLD)
+	/*
+	 * A stellar peer learns of the gap from the selective ACK sent after
+	 * this batch and decides itself what is lost; others get a NAK.
+	 */
+	if (xp->peer_x)
+		xp->ack_pending = true;
+	else if (xp->win.nr_ooo >= STELLAR_NAK_THRESHOLD)
 		stellar_resp_seq_nak(xp);
-	return true;
+	return !placed;
 }
 
 static struct stellar_resp_res *
@@ -629,7 +805,7 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_resp_in_order(xp, skb, pkt);
 		return false;
 	case STELLAR_PSN_NEW_OUT_OF_ORDER:
-		return stellar_resp_hold(xp, skb, pkt);
+		return stellar_resp_ooo(xp, skb, pkt);
 	case STELLAR_PSN_DUPLICATE:
 		stellar_resp_duplicate(xp, pkt);
 		return false;
@@ -652,7 +828,8 @@ static void stellar_resp_uc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_xstat(xp, STELLAR_XS_DROP_WINDOW, 1);
 	}
 	stellar_psn_window_init(&xp->win, stellar_psn_add(pkt->psn, 1));
-	if (stellar_resp_execute(xp, skb, pkt, &npsn) != STELLAR_SYN_OK) {
+	if (stellar_resp_execute(xp, pkt, skb->data + pkt->hdr_len,
+				 &npsn) != STELLAR_SYN_OK) {
 		xp->msg.kind = 0;
 		if (flags & (STELLAR_OPF_FIRST | STELLAR_OPF_ONLY))
 			stellar_xstat(xp, STELLAR_XS_DROP_NO_RECV, 1);

@@ -274,6 +274,12 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_DROP_NO_RECV] = "drop_no_recv",
 	[STELLAR_XS_TX_ERRORS] = "tx_errors",
 	[STELLAR_XS_X_RCVD] = "ext_hdr_rcvd",
+	[STELLAR_XS_OOO_PLACED] = "ooo_placed",
+	[STELLAR_XS_DROP_PLACE] = "drop_place",
+	[STELLAR_XS_SACKS_SENT] = "sacks_sent",
+	[STELLAR_XS_SACKS_RCVD] = "sacks_rcvd",
+	[STELLAR_XS_SEL_RETRANSMITS] = "sel_retransmits",
+	[STELLAR_XS_EARLY_TIMEOUTS] = "early_timeouts",
 };
 
 /**
@@ -293,6 +299,9 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
 	seq_printf(m, "ext_offered: %d\next_on: %d\next_peer: %d\n",
 		   READ_ONCE(xp->x_offer), READ_ONCE(xp->x_on),
 		   READ_ONCE(xp->peer_x));
+	seq_printf(m, "srtt_us: %u\nrttvar_us: %u\nspray_paths: %u\n",
+		   READ_ONCE(xp->srtt_us), READ_ONCE(xp->rttvar_us),
+		   READ_ONCE(xp->spraying) ? READ_ONCE(xp->spray.nr_paths) : 1);
 	for (i = 0; i < __STELLAR_XS_MAX; i++)
 		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
 			   (u64)atomic64_read(&xp->stats[i]));

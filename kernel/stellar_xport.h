@@ -18,6 +18,8 @@
 #define STELLAR_XPORT_H
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
@@ -41,6 +43,11 @@
 #define STELLAR_BACKOFF_MAX		2
 /* READ responses seen beyond a gap before the rest is asked for again. */
 #define STELLAR_RESP_GAP_THRESHOLD	3
+/*
+ * The same, for responses placed out of order: reordering alone must not
+ * make the requester ask for the tail of a READ again.
+ */
+#define STELLAR_RD_REORDER_THRESHOLD	64
 /* Packets the requester sends per run before it yields the worker. */
 #define STELLAR_TX_BUDGET		256
 /* Received packets handled per run of the receive work. */
@@ -54,6 +61,33 @@
 #define STELLAR_X_OVERHEAD		(STELLAR_IPV6_HDR_LEN + \
 					 STELLAR_UDP_HDR_LEN + \
 					 STELLAR_MAX_XHDR_LEN + STELLAR_ICRC_LEN)
+
+/*
+ * Extended mode loss detection (RACK-like): a packet is lost when one sent
+ * at least max(srtt, this) later was acknowledged.
+ */
+#define STELLAR_REO_MIN_US		1000
+/* Shortest retransmission timeout computed from the RTT. */
+#define STELLAR_RTO_MIN_US		2000
+/* Lost packets resent per acknowledgement, at most. */
+#define STELLAR_SEL_BUDGET		64
+
+/* Bits of stellar_txp.flags. */
+#define STELLAR_TXP_DATA		BIT(0)	/* SEND/WRITE packet, tracked */
+#define STELLAR_TXP_SACKED		BIT(1)	/* selectively acknowledged */
+#define STELLAR_TXP_RETX		BIT(2)	/* sent more than once */
+
+/**
+ * struct stellar_txp - requester state of one packet in flight
+ * @sent_us: when it was (last) sent
+ * @path: spray path it (last) took
+ * @flags: STELLAR_TXP_* bits; 0 for packets not tracked
+ */
+struct stellar_txp {
+	u64 sent_us;
+	u8 path;
+	u8 flags;
+};
 
 /* AETH syndrome: bits 7..5 say what it is, bits 4..0 qualify it. */
 #define STELLAR_AETH_TYPE		GENMASK(7, 5)
@@ -100,6 +134,12 @@ enum stellar_xport_stat {
 	STELLAR_XS_DROP_NO_RECV,
 	STELLAR_XS_TX_ERRORS,
 	STELLAR_XS_X_RCVD,
+	STELLAR_XS_OOO_PLACED,
+	STELLAR_XS_DROP_PLACE,
+	STELLAR_XS_SACKS_SENT,
+	STELLAR_XS_SACKS_RCVD,
+	STELLAR_XS_SEL_RETRANSMITS,
+	STELLAR_XS_EARLY_TIMEOUTS,
 	__STELLAR_XS_MAX,
 };
 
@@ -189,6 +229,22 @@ struct stellar_resp_msg {
 };
 
 /**
+ * struct stellar_ooo_pkt - a request received ahead of its turn
+ * @pkt: its parsed headers
+ * @skb: the packet; NULL once its payload was placed directly
+ * @charge: bytes it counts against the device's rx_buf_size
+ *
+ * When the gap before it fills, the responder runs it in PSN order:
+ * checks, message state, completion; a placed payload is not copied
+ * again.
+ */
+struct stellar_ooo_pkt {
+	struct stellar_pkt pkt;
+	struct sk_buff *skb;
+	u32 charge;
+};
+
+/**
  * struct stellar_xport_cfg - QP attributes the transport uses
  * @state: QP state
  * @mtu: path MTU in bytes (UD: from the netdev)
@@ -249,6 +305,18 @@ struct stellar_xport_cfg {
  * @rmsn_next: receive-consuming messages started so far
  * @retrans_timer: the local ACK timer
  * @rnr_timer: RNR NAK wait
+ * @rd_win: READ responses received of the oldest READ (@rd_index)
+ * @rd_index: ring index of the WQE @rd_win belongs to
+ * @rd_valid: @rd_win is in use
+ * @rd_ooo: READ responses placed beyond a gap since the last progress
+ * @txp: extended mode: per-packet state, by PSN % STELLAR_TX_WINDOW
+ * @rack_xmit_us: send time of the latest-sent packet known delivered
+ * @sack_high: PSN after the highest one selectively acknowledged
+ * @srtt_us: smoothed RTT (0: not measured yet)
+ * @rttvar_us: RTT variation
+ * @timer_base: jiffies of the last progress or real retry; a retry is
+ *	counted only a full local ACK timeout after it
+ * @spraying: packets are spread over @spray's paths
  * @spray: path choice of the requester (one path unless negotiated)
  * @wqe: scratch: the WQE being sent
  * @sge: scratch: its SGEs
@@ -257,8 +325,10 @@ struct stellar_xport_cfg {
  * @rx_work: the receiver
  * @rxq: backlog of received packets (own lock: filled in softirq)
  * @win: PSNs received ahead of the expected one
- * @ooo: out-of-order request packets by PSN, waiting for the gap
- * @ooo_bytes: bytes held in @ooo
+ * @ooo: out-of-order requests by PSN (struct stellar_ooo_pkt), waiting
+ *	for the gap before them
+ * @ooo_bytes: bytes charged for @ooo
+ * @rq_msgs: receive-consuming messages completed (placement header rmsn)
  * @msn: message sequence number
  * @ack_pending: an ACK for win.epsn - 1 is owed
  * @nak_sent: a sequence NAK was sent for the current gap
@@ -296,6 +366,17 @@ struct stellar_qp_xport {
 	u32 rmsn_next;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct stellar_psn_window rd_win;
+	u32 rd_index;
+	bool rd_valid;
+	u16 rd_ooo;
+	struct stellar_txp txp[STELLAR_TX_WINDOW];
+	u64 rack_xmit_us;
+	u32 sack_high;
+	u32 srtt_us;
+	u32 rttvar_us;
+	unsigned long timer_base;
+	bool spraying;
 	struct stellar_spray spray;
 	struct stellar_sq_wqe wqe;
 	struct stellar_sge sge[STELLAR_MAX_SGE];
@@ -307,6 +388,7 @@ struct stellar_qp_xport {
 	struct stellar_psn_window win;
 	struct xarray ooo;
 	u32 ooo_bytes;
+	u32 rq_msgs;
 	u32 msn;
 	bool ack_pending;
 	bool nak_sent;
@@ -387,6 +469,19 @@ int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb);
 void stellar_req_work(struct work_struct *work);
 void stellar_req_reset(struct stellar_qp_xport *xp);
 void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn);
+bool stellar_req_resend_psn(struct stellar_qp_xport *xp, u32 psn);
+
+/* Microseconds, for RTTs and send times. */
+static inline u64 stellar_now_us(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static inline struct stellar_txp *stellar_txp(struct stellar_qp_xport *xp,
+					      u32 psn)
+{
+	return &xp->txp[psn % STELLAR_TX_WINDOW];
+}
 
 /* stellar_comp.c */
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,

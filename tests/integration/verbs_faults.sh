@@ -11,7 +11,10 @@
 # flight must fail with "transport retry counter exceeded" within bounded
 # time, the kernel log stays clean (checked by the harness) and the module
 # unloads.  Both ends being stellar, the QPs negotiate the stellar wire
-# extensions (ext_on in /proc/stellar/<dev>/qps).
+# extensions (ext_on in /proc/stellar/<dev>/qps): under reordering
+# packets are placed directly (ooo_placed), under loss the responders
+# acknowledge selectively (sacks_sent) and the requesters resend just the
+# lost packets (sel_retransmits).
 #
 # Arguments (optional): scenario names to run; by default loss (1%, as the
 # issue asks; 5% made rping -C 50 overrun its timeout once), reorder and
@@ -31,9 +34,13 @@ g=$STELLAR_GID
 dev=$(link_dev 1)
 qps=/proc/stellar/stellar0/qps
 
-# Keep the newest view of the QP counters for post-mortems.
+# Keep the newest view of the QP counters for post-mortems, and the
+# placement counters of every sample for the checks (QPs come and go).
+samples=$STELLAR_OUT/qps.samples
 (while sleep 0.2; do cat "$qps" >"$STELLAR_OUT/qps.tmp" 2>/dev/null &&
 	[ -s "$STELLAR_OUT/qps.tmp" ] &&
+	grep -E '^(qp |ooo_placed|out_of_order|ext_on|sacks_|sel_ret|retrans|early_t)' \
+		"$STELLAR_OUT/qps.tmp" >>"$samples" &&
 	mv "$STELLAR_OUT/qps.tmp" "$STELLAR_OUT/qps.last"; done) &
 sampler=$!
 trap 'kill $sampler 2>/dev/null || true' EXIT
@@ -84,6 +91,12 @@ rping_check() {
 	assert_eq "$pings" "$count" "verified pings of $name"
 }
 
+# sampled_max NAME: the highest value of per-QP counter NAME sampled.
+sampled_max() {
+	awk -v n="$1:" '$1 == n && $2 > max { max = $2 } END { print max + 0 }' \
+		"$samples" 2>/dev/null || echo 0
+}
+
 # traffic NAME BASEPORT: the RC workloads under the current netem setup.
 traffic() {
 	local name=$1 port=$2
@@ -110,8 +123,31 @@ scenario() {
 	fi
 	netem "$@"
 	barrier "$name.netem"
+	: >"$samples"
 	traffic "$name" "$port"
 	netem_off
+	log "$name: per-QP maxima: ooo_placed $(sampled_max ooo_placed)," \
+		"sacks_sent $(sampled_max sacks_sent)," \
+		"sacks_rcvd $(sampled_max sacks_rcvd)," \
+		"sel_retransmits $(sampled_max sel_retransmits)," \
+		"retransmits $(sampled_max retransmits)," \
+		"early_timeouts $(sampled_max early_timeouts)"
+	# Losses: the responders (a serves the WRITE/SEND tests) acknowledge
+	# selectively, the requesters (b) resend exactly what was lost.
+	if [ "$name" = loss ] && [ "$STELLAR_ROLE" = a ] &&
+		[ "$(sampled_max sacks_sent)" = 0 ]; then
+		fail "loss: no selective ACK was sent"
+	fi
+	if [ "$name" = loss ] && [ "$STELLAR_ROLE" = b ] &&
+		[ "$(sampled_max sel_retransmits)" = 0 ]; then
+		fail "loss: no packet was retransmitted selectively"
+	fi
+	# Reordered WRITEs and SENDs (this VM serves ib_write_bw and
+	# ib_send_bw) and READ responses (this VM reads in ib_read_bw) are
+	# placed directly, both ends being stellar.
+	if [ "$name" = reorder ] && [ "$(sampled_max ooo_placed)" = 0 ]; then
+		fail "reorder: no packet was placed out of order"
+	fi
 	barrier "$name.clean"
 }
 

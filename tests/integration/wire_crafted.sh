@@ -14,7 +14,9 @@
 # out of its window, must count them, and must accept one with the right
 # PSN.  The stellar wire extensions (Documentation/wire-extensions.rst):
 # the XHDR bit on an opcode without a stellar header is a bad opcode; a
-# SEND with a placement header is accepted and counted (ext_hdr_rcvd).
+# SEND with a placement header is accepted and counted (ext_hdr_rcvd); a
+# WRITE ahead of a gap is placed at once, bad placement headers (R_Key,
+# MR bounds, offset, disagreement with the RETH) are dropped and counted.
 # Finally the device still carries ibv_rc_pingpong to a second device in
 # ns1, and the module unloads.
 # stellar-test: vms=1 timeout=900
@@ -216,6 +218,55 @@ ext_send() {
 	log "a SEND with a placement header was received"
 }
 
+# qp_stat_is QPN NAME VALUE: the counter has that value.
+qp_stat_is() {
+	[ "$(qp_stat "$1" "$2")" = "$3" ]
+}
+
+# write_ext QPN PSN VA RKEY DATA [ARGS...]: a WRITE_ONLY with a placement
+# header.
+write_ext() {
+	local qpn=$1 psn=$2 va=$3 rkey=$4 data=$5
+
+	shift 5
+	craft 4 write --xph --qpn "$qpn" --psn "$psn" --va "$va" \
+		--rkey "$rkey" --data "$data" "$@" >/dev/null
+}
+
+# Direct placement: a WRITE ahead of a gap lands in memory at once;
+# placement headers with a bad R_Key, beyond the MR, disagreeing with the
+# RETH or with a misaligned offset are dropped and counted, and write
+# nothing; when the gap fills, the placed WRITE completes in order.
+ext_placement() {
+	local qpn=$1 va rkey bad
+
+	qp_cmd mr
+	read -r _ _ va _ rkey <<<"$QP_REPLY"
+	write_ext "$qpn" 0x103 $((va + 2048)) "$rkey" "placed ahead of the gap"
+	wait_for 10 qp_stat_is "$qpn" ooo_placed 1
+	qp_cmd "peek 2048 23"
+	assert_eq "$QP_REPLY" "peek placed ahead of the gap" \
+		"memory after a WRITE ahead of the gap"
+	assert_eq "$(qp_stat "$qpn" epsn)" $((0x102)) "epsn while the gap is open"
+
+	bad=$(printf '%.0s!' $(seq 16))
+	write_ext "$qpn" 0x104 $((va + 3072)) $((rkey ^ 0x100)) "$bad"
+	write_ext "$qpn" 0x105 $((va + 4096 - 8)) "$rkey" "$bad"
+	write_ext "$qpn" 0x106 $((va + 3072)) "$rkey" "$bad" --xva $((va + 3000))
+	write_ext "$qpn" 0x107 $((va + 3072)) "$rkey" "$bad" --offset 1024
+	wait_for 10 qp_stat_is "$qpn" drop_place 4
+	qp_cmd "peek 3000 1096"
+	assert_not_contains "$QP_REPLY" "!" "memory after bad placement headers"
+	assert_eq "$(qp_stat "$qpn" ooo_placed)" 1 "ooo_placed after bad headers"
+
+	craft 4 write --qpn "$qpn" --psn 0x102 --va $((va + 1024)) \
+		--rkey "$rkey" --data "the gap filled" >/dev/null
+	wait_for 10 qp_stat_is "$qpn" epsn $((0x104))
+	qp_cmd "peek 1024 14"
+	assert_eq "$QP_REPLY" "peek the gap filled" "the WRITE that filled the gap"
+	log "WRITE placed ahead of a gap; 4 bad placement headers dropped"
+}
+
 psn_window() {
 	local gid qpn psn
 
@@ -239,6 +290,7 @@ psn_window() {
 		"completion status 0 opcode 128 byte_len 24 data stellar crafted send ok!" \
 		"the crafted SEND with the expected PSN"
 	ext_send "$qpn" 0x101
+	ext_placement "$qpn"
 	echo quit >&"${WIRE[1]}"
 	wait "$WIRE_PID" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
 	log "the packet with the expected PSN was received"

@@ -408,6 +408,32 @@ static void test_window_model_wrap(void **state)
 	run_model(PSN_MOD - 1, 13);
 }
 
+/* stellar_psn_received(): only PSNs ahead of epsn, in the window, marked. */
+static void test_window_received(void **state)
+{
+	struct stellar_psn_window win;
+	u32 epsn = 0xfffff0, i;
+
+	(void)state;
+	stellar_psn_window_init(&win, epsn);
+	assert_false(stellar_psn_received(&win, epsn));
+	stellar_psn_mark(&win, stellar_psn_add(epsn, 3));
+	stellar_psn_mark(&win, stellar_psn_add(epsn, WBITS - 1));
+	for (i = 0; i < WBITS + 8; i++)
+		assert_int_equal(stellar_psn_received(&win,
+						      stellar_psn_add(epsn, i)),
+				 i == 3 || i == WBITS - 1);
+	/* Behind the window: a duplicate, not "received ahead". */
+	assert_false(stellar_psn_received(&win, stellar_psn_add(epsn, -1)));
+	/* The bit of epsn + WBITS + 3 is the one of epsn + 3: not it. */
+	assert_false(stellar_psn_received(&win,
+					  stellar_psn_add(epsn, WBITS + 3)));
+	stellar_psn_mark(&win, epsn);
+	assert_int_equal(win.epsn, stellar_psn_add(epsn, 1));
+	assert_true(stellar_psn_received(&win, stellar_psn_add(epsn, 3)));
+	assert_false(stellar_psn_received(&win, epsn));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_window_missing_ranges),
 		cmocka_unit_test(test_window_model_plain),
 		cmocka_unit_test(test_window_model_wrap),
+		cmocka_unit_test(test_window_received),
 	};
 
 	return cmocka_run_group_tests_name("stellar_psn", tests, NULL, NULL);
