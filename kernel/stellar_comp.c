@@ -10,6 +10,7 @@
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include "stellar_spray_dev.h"
 #include "stellar_xport.h"
 
 /* RNR NAK timer field (IBTA table 45) in microseconds. */
@@ -433,6 +434,22 @@ static void stellar_comp_rtt(struct stellar_qp_xport *xp, u32 rtt_us)
 }
 
 /*
+ * A resent packet acknowledged sooner than half an RTT after the resend:
+ * the first copy arrived, the resend was spurious.  Such a delivery says
+ * nothing about later sends, and the reordering window grows.
+ */
+static bool stellar_comp_spurious(struct stellar_qp_xport *xp,
+				  const struct stellar_txp *t, u64 now)
+{
+	if (!(t->flags & STELLAR_TXP_RETX) ||
+	    now - t->sent_us >= xp->srtt_us / 2)
+		return false;
+	if (xp->reo_shift < STELLAR_REO_SHIFT_MAX)
+		xp->reo_shift++;
+	return true;
+}
+
+/*
  * A tracked packet reached the peer: RTT sample if @sample (never for
  * resent packets), RACK's latest delivered send time, path feedback.
  * Return: false if it was known already (SACKed before) or not tracked.
@@ -448,7 +465,7 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
 		stellar_comp_rtt(xp, rtt_us);
 	}
-	if (t->sent_us > xp->rack_xmit_us)
+	if (t->sent_us > xp->rack_xmit_us && !stellar_comp_spurious(xp, t, now))
 		xp->rack_xmit_us = t->sent_us;
 	if (xp->spraying)
 		stellar_spray_acked(&xp->spray, t->path, rtt_us, false, now);
@@ -509,14 +526,19 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 /*
  * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
  * highest SACKed one is lost when a packet sent more than the reordering
- * window after it was delivered; it is resent alone (on another path).
+ * window (max(srtt, 1 ms), doubled per spurious resend seen, up to 8x)
+ * after it was delivered; it is resent alone (on another path).
  * Reordering within the window never causes a resend.
  */
 static void stellar_comp_rack(struct stellar_qp_xport *xp)
 {
-	u64 reo_us = max_t(u32, xp->srtt_us, STELLAR_REO_MIN_US);
+	u64 reo_us = (u64)max_t(u32, xp->srtt_us, STELLAR_REO_MIN_US) <<
+		     xp->reo_shift;
 	u32 budget = STELLAR_SEL_BUDGET, psn;
 
+	/* After an RNR NAK the peer is not ready: the RNR timer resends. */
+	if (xp->rnr_wait)
+		return;
 	for (psn = xp->una_psn; budget && stellar_psn_before(psn, xp->sack_high);
 	     psn = stellar_psn_add(psn, 1)) {
 		struct stellar_txp *t = stellar_txp(xp, psn);
@@ -768,8 +790,9 @@ static u8 stellar_comp_read_copy(struct stellar_qp_xport *xp,
  * is the gap taken for a loss and the rest of the READ asked for again
  * (what was placed comes back as duplicates); else the timer decides.
  */
-static void stellar_comp_rd_reorder(struct stellar_qp_xport *xp)
+static void stellar_comp_rd_reorder(struct stellar_qp_xport *xp, u32 psn)
 {
+	stellar_spray_dev_ooo(xp->sdev, stellar_psn_diff(psn, xp->rd_win.epsn));
 	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
 	stellar_xstat(xp, STELLAR_XS_OOO_PLACED, 1);
 	if (xp->rd_ooo < U16_MAX)
@@ -829,7 +852,7 @@ static void stellar_comp_read_resp(struct stellar_qp_xport *xp,
 	}
 	if (class == STELLAR_PSN_NEW_OUT_OF_ORDER) {
 		stellar_psn_mark(&xp->rd_win, pkt->psn);
-		stellar_comp_rd_reorder(xp);
+		stellar_comp_rd_reorder(xp, pkt->psn);
 		return;
 	}
 	s->rcvd_pkts += stellar_psn_mark(&xp->rd_win, pkt->psn);

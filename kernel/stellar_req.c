@@ -84,6 +84,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->rttvar_us = 0;
 	xp->timer_base = jiffies;
 	xp->spraying = false;
+	xp->reo_shift = 0;
 	stellar_spray_init(&xp->spray,
 			   max_t(u32, READ_ONCE(xp->sdev->settings.spray_paths),
 				 1),

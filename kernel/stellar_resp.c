@@ -796,7 +796,7 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			    const struct stellar_pkt *pkt)
 {
 	/* The peer offers the extensions: responses accept them. */
-	if (pkt->xcap)
+	if (pkt->xcap && READ_ONCE(stellar_wire_ext))
 		xp->peer_x = true;
 	if (pkt->xhdr)
 		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);

@@ -13,11 +13,14 @@
 
 static struct workqueue_struct *stellar_wq;
 
-/* Offer the stellar wire extensions to peers (read when a QP enters RTS). */
+/*
+ * Offer the stellar wire extensions to peers (read when a QP enters RTS)
+ * and accept their offers.
+ */
 bool stellar_wire_ext = true;
 module_param_named(wire_ext, stellar_wire_ext, bool, 0644);
 MODULE_PARM_DESC(wire_ext,
-		 "Offer stellar RoCEv2 wire extensions to stellar peers (default: Y)");
+		 "Offer and accept stellar RoCEv2 wire extensions (default: Y)");
 
 /**
  * stellar_xport_init() - create the transport workqueue

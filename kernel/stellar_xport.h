@@ -67,6 +67,8 @@
  * at least max(srtt, this) later was acknowledged.
  */
 #define STELLAR_REO_MIN_US		1000
+/* Doublings of the reordering window after spurious retransmissions. */
+#define STELLAR_REO_SHIFT_MAX		3
 /* Shortest retransmission timeout computed from the RTT. */
 #define STELLAR_RTO_MIN_US		2000
 /* Lost packets resent per acknowledgement, at most. */
@@ -317,6 +319,8 @@ struct stellar_xport_cfg {
  * @timer_base: jiffies of the last progress or real retry; a retry is
  *	counted only a full local ACK timeout after it
  * @spraying: packets are spread over @spray's paths
+ * @reo_shift: the reordering window is doubled this often (0..3), once
+ *	per spurious retransmission seen
  * @spray: path choice of the requester (one path unless negotiated)
  * @wqe: scratch: the WQE being sent
  * @sge: scratch: its SGEs
@@ -377,6 +381,7 @@ struct stellar_qp_xport {
 	u32 rttvar_us;
 	unsigned long timer_base;
 	bool spraying;
+	u8 reo_shift;
 	struct stellar_spray spray;
 	struct stellar_sq_wqe wqe;
 	struct stellar_sge sge[STELLAR_MAX_SGE];
