@@ -333,9 +333,13 @@ static bool stellar_comp_early_timeout(struct stellar_qp_xport *xp)
 	    time_after_eq(jiffies, xp->timer_base + stellar_ib_timeout(xp)))
 		return false;
 	stellar_xstat(xp, STELLAR_XS_EARLY_TIMEOUTS, 1);
-	/* A READ or atomic request cannot be resent alone: go back to it. */
-	if (!(stellar_txp(xp, xp->una_psn)->flags & STELLAR_TXP_SACKED) &&
-	    !stellar_req_resend_psn(xp, xp->una_psn)) {
+	/*
+	 * una_psn selectively acknowledged but not cumulatively means the
+	 * peer dropped it again: resend it all the same.  A READ or atomic
+	 * request cannot be resent alone: go back to it.
+	 */
+	stellar_txp(xp, xp->una_psn)->flags &= ~STELLAR_TXP_SACKED;
+	if (!stellar_req_resend_psn(xp, xp->una_psn)) {
 		stellar_req_rewind(xp, xp->una_psn);
 		stellar_xport_queue(xp, &xp->req_work);
 	}
@@ -352,7 +356,13 @@ void stellar_comp_handle_timers(struct stellar_qp_xport *xp)
 	if (test_and_clear_bit(STELLAR_XP_RNR_DONE, &xp->flags) &&
 	    xp->rnr_wait) {
 		xp->rnr_wait = false;
-		stellar_req_rewind(xp, xp->una_psn);
+		/*
+		 * Extended mode: the peer kept what followed the refused
+		 * packet and says so in its selective ACKs; resend just that
+		 * packet.  Else go back to it.
+		 */
+		if (!xp->x_on || !stellar_req_resend_psn(xp, xp->una_psn))
+			stellar_req_rewind(xp, xp->una_psn);
 	}
 	if (test_and_clear_bit(STELLAR_XP_TIMEOUT, &xp->flags) &&
 	    stellar_comp_outstanding(xp) && !xp->rnr_wait &&

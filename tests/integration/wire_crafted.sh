@@ -16,7 +16,9 @@
 # the XHDR bit on an opcode without a stellar header is a bad opcode; a
 # SEND with a placement header is accepted and counted (ext_hdr_rcvd); a
 # WRITE ahead of a gap is placed at once, bad placement headers (R_Key,
-# MR bounds, offset, disagreement with the RETH) are dropped and counted.
+# MR bounds, offset, disagreement with the RETH) are dropped and counted;
+# the LAST packet of a SEND ahead of its FIRST lands in the posted receive
+# WQE at its offset and the SEND completes in order.
 # Finally the device still carries ibv_rc_pingpong to a second device in
 # ns1, and the module unloads.
 # stellar-test: vms=1 timeout=900
@@ -267,6 +269,32 @@ ext_placement() {
 	log "WRITE placed ahead of a gap; 4 bad placement headers dropped"
 }
 
+# Direct placement of a SEND: its LAST packet, ahead of the gap, lands in
+# the posted receive WQE at its offset at once; the FIRST fills the gap and
+# the message completes in order with both parts.
+ext_send_placement() {
+	local qpn=$1 tail="the tail came first"
+
+	qp_cmd recv
+	assert_eq "$QP_REPLY" "recv posted" "a third receive"
+	craft 4 send --xph --opcode 2 --qpn "$qpn" --psn 0x105 --offset 1024 \
+		--rmsn 2 --data "$tail" >/dev/null
+	wait_for 10 qp_stat_is "$qpn" ooo_placed 2
+	qp_cmd "peek 1024 ${#tail}"
+	assert_eq "$QP_REPLY" "peek $tail" "receive buffer after the LAST"
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "completions before the FIRST"
+	craft 4 send --xph --opcode 0 --qpn "$qpn" --psn 0x104 --rmsn 2 \
+		--data head --fill 1024 >/dev/null
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" \
+		"completion status 0 opcode 128 byte_len $((1024 + ${#tail})) data head...." \
+		"the SEND completed when its gap filled"
+	qp_cmd "peek 1024 ${#tail}"
+	assert_eq "$QP_REPLY" "peek $tail" "the placed tail after completion"
+	log "SEND LAST placed ahead of its FIRST; completed in order"
+}
+
 psn_window() {
 	local gid qpn psn
 
@@ -291,6 +319,7 @@ psn_window() {
 		"the crafted SEND with the expected PSN"
 	ext_send "$qpn" 0x101
 	ext_placement "$qpn"
+	ext_send_placement "$qpn"
 	echo quit >&"${WIRE[1]}"
 	wait "$WIRE_PID" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
 	log "the packet with the expected PSN was received"

@@ -22,8 +22,9 @@ Cases (each packet is meant to be dropped for the reason in brackets):
   bad-icrc     valid headers, ICRC wrong              [rx_drop_bad_icrc]
   no-qp        valid packets with a correct ICRC to --qpn (a QPN that does
                not exist)                             [rx_drop_no_qp]
-  send         one RC SEND_ONLY of --data to --qpn at --psn, correct ICRC
-               (meant to be accepted)
+  send         one RC SEND_ONLY (or --opcode) of --data (padded with '.'
+               to --fill bytes) to --qpn at --psn, correct ICRC (meant to
+               be accepted)
   psn          --count RC SEND_ONLY packets to --qpn at --psn, correct ICRC
   write        one RC RDMA_WRITE_ONLY of --data to --va/--rkey of --qpn at
                --psn, correct ICRC
@@ -275,7 +276,9 @@ def case_no_qp(path, args):
 
 
 def case_send(path, args):
-    path.send(x_packet(RC_SEND_ONLY, args, b"", args.data.encode()))
+    data = args.data.encode()
+    data += b"." * max(0, args.fill - len(data))
+    path.send(x_packet(args.opcode, args, b"", data))
 
 
 def case_write(path, args):
@@ -361,6 +364,10 @@ def parse_args():
     num = lambda s: int(s, 0)  # noqa: E731
     parser.add_argument("--va", type=num, default=0)
     parser.add_argument("--rkey", type=num, default=0)
+    parser.add_argument("--opcode", type=num, default=RC_SEND_ONLY,
+                        help="send: the RC SEND opcode (default SEND_ONLY)")
+    parser.add_argument("--fill", type=int, default=0,
+                        help="send: pad --data with '.' to this length")
     parser.add_argument("--xph", action="store_true",
                         help="stellar placement header (send, write)")
     parser.add_argument("--offset", type=num, default=0)
