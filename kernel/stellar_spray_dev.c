@@ -332,7 +332,7 @@ static int spray_put_ooo(struct sk_buff *skb,
 		return -EMSGSIZE;
 	for (i = 0; i < STELLAR_SPRAY_OOO_BUCKETS; i++) {
 		if (nla_put_u64_64bit(skb, i + 1, snap->ooo[i],
-				      STELLAR_ATTR_PAD)) {
+				      STELLAR_SPRAY_OOO_PAD)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}

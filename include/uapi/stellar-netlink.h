@@ -121,8 +121,10 @@ enum stellar_genl_path_attr {
 /*
  * Out-of-order depth histogram (STELLAR_ATTR_SPRAY_OOO): how far ahead of
  * the expected PSN packets arrived.  Bucket 0 counts depth 1, bucket k
- * depths 2^k .. 2^(k+1) - 1, the last bucket everything deeper.
+ * depths 2^k .. 2^(k+1) - 1, the last bucket everything deeper.  In the
+ * nest, bucket k is attribute type k + 1; STELLAR_SPRAY_OOO_PAD pads.
  */
 #define STELLAR_SPRAY_OOO_BUCKETS	12
+#define STELLAR_SPRAY_OOO_PAD		(STELLAR_SPRAY_OOO_BUCKETS + 1)
 
 #endif /* STELLAR_NETLINK_USER_H */
