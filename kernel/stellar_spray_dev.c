@@ -11,7 +11,9 @@
  *   STELLAR_CMD_SET_QP          per-QP spray_paths
  *
  * Per-path figures are read from each QP's spray state under the QP's
- * req_mutex, in process context only.
+ * req_mutex, in process context only, plus the counters the transport
+ * retired into the device (stellar_spray_dev_retire()) when it reset or
+ * destroyed a QP's spray state.  A path no current QP has is "idle".
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -94,6 +96,37 @@ void stellar_spray_dev_ooo(struct stellar_dev *sdev, u32 depth)
 	}
 }
 
+void stellar_spray_dev_retire(struct stellar_dev *sdev,
+			      struct stellar_spray *s)
+{
+	u32 n = min_t(u32, s->nr_paths, STELLAR_SPRAY_MAX_PATHS), i;
+	int used = 0, seen;
+
+	for (i = 0; i < n; i++) {
+		struct stellar_spray_dev_retired *r = &sdev->spray.retired[i];
+		struct stellar_spray_path *p = &s->path[i];
+
+		if (!p->tx_packets && !p->losses && !p->ecn_marks)
+			continue;
+		atomic64_add(p->tx_packets, &r->packets);
+		atomic64_add(p->tx_bytes, &r->bytes);
+		atomic64_add(p->retransmits, &r->retransmits);
+		atomic64_add(p->losses, &r->losses);
+		atomic64_add(p->ecn_marks, &r->ecn_marks);
+		p->tx_packets = 0;
+		p->tx_bytes = 0;
+		p->retransmits = 0;
+		p->losses = 0;
+		p->ecn_marks = 0;
+		used = i + 1;
+	}
+	seen = atomic_read(&sdev->spray.retired_paths);
+	while (used > seen) {
+		if (atomic_try_cmpxchg(&sdev->spray.retired_paths, &seen, used))
+			break;
+	}
+}
+
 u32 stellar_qp_spray_paths(struct stellar_qp *qp)
 {
 	struct stellar_dev *sdev = to_sdev(qp->ibqp.device);
@@ -148,6 +181,26 @@ static void spray_sum_qp(struct stellar_spray_snapshot *snap,
 	mutex_unlock(&xp->req_mutex);
 }
 
+/* The counters of QPs gone count too. */
+static void spray_add_retired(struct stellar_spray_snapshot *snap,
+			      struct stellar_spray_dev_stats *st)
+{
+	u32 n = min_t(u32, atomic_read(&st->retired_paths),
+		      STELLAR_SPRAY_MAX_PATHS), i;
+
+	snap->nr_paths = max(snap->nr_paths, n);
+	for (i = 0; i < n; i++) {
+		struct stellar_spray_path_sum *sum = &snap->path[i];
+		struct stellar_spray_dev_retired *r = &st->retired[i];
+
+		sum->packets += atomic64_read(&r->packets);
+		sum->bytes += atomic64_read(&r->bytes);
+		sum->retransmits += atomic64_read(&r->retransmits);
+		sum->losses += atomic64_read(&r->losses);
+		sum->ecn_marks += atomic64_read(&r->ecn_marks);
+	}
+}
+
 static void spray_collect(struct stellar_dev *sdev,
 			  struct stellar_spray_snapshot *snap)
 {
@@ -164,6 +217,7 @@ static void spray_collect(struct stellar_dev *sdev,
 			spray_sum_qp(snap, qp->xport);
 		stellar_qp_put(qp);
 	}
+	spray_add_retired(snap, &sdev->spray);
 	for (i = 0; i < STELLAR_SPRAY_OOO_BUCKETS; i++)
 		snap->ooo[i] = atomic64_read(&sdev->spray.ooo[i]);
 	snap->ooo_max = atomic_read(&sdev->spray.ooo_max);
@@ -171,6 +225,8 @@ static void spray_collect(struct stellar_dev *sdev,
 
 static const char *spray_sum_state(const struct stellar_spray_path_sum *sum)
 {
+	if (!sum->qps)
+		return "idle";
 	if (sum->active == sum->qps)
 		return "active";
 	if (sum->failed == sum->qps)

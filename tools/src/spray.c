@@ -151,9 +151,14 @@ void stellar_ooo_label(unsigned int bucket, char *buf, size_t len)
 		snprintf(buf, len, "%lu-%lu", low, 2 * low - 1);
 }
 
-/* active (every QP uses it), failed, probing, or degraded (some do not). */
+/*
+ * idle (no QP has it now), active (every QP uses it), failed, probing, or
+ * degraded (some QPs do not use it).
+ */
 const char *stellar_path_state(const struct stellar_path_info *path)
 {
+	if (!path->qps)
+		return "idle";
 	if (path->active == path->qps)
 		return "active";
 	if (path->failed == path->qps)
