@@ -445,8 +445,8 @@ int stellar_spray_dev_fill(struct sk_buff *skb, struct stellar_dev *sdev)
  * The new number of paths takes effect when the transport next sets up
  * the QP's spray state (its next move to RTS).
  *
- * Return: 0, -EINVAL without the attributes, -ENOENT for an unknown QP,
- * -EOPNOTSUPP for a datagram QP.
+ * Return: 0, -EINVAL without the attributes or for a datagram QP, -ENOENT
+ * for an unknown QP.
  */
 int stellar_spray_dev_set_qp(struct stellar_dev *sdev, struct genl_info *info)
 {
@@ -466,7 +466,7 @@ int stellar_spray_dev_set_qp(struct stellar_dev *sdev, struct genl_info *info)
 	if (stellar_qp_is_ud(qp)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[STELLAR_ATTR_QPN],
 				    "datagram QPs do not spray");
-		ret = -EOPNOTSUPP;
+		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(qp->spray_paths,
 			   nla_get_u32(tb[STELLAR_ATTR_SPRAY_PATHS]));
