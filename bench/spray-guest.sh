@@ -75,6 +75,7 @@ measured() {
 sampler_start() {
 	local name=$1 seconds=$2
 
+	# shellcheck disable=SC2046 # one argument per link
 	python3 - "$seconds" $(mp_link_devs) >"$STELLAR_OUT/$name.samples" <<'EOF' &
 import sys, time
 seconds, devs = float(sys.argv[1]), sys.argv[2:]
@@ -242,6 +243,7 @@ fail_link_later() {
 }
 
 # failover CONFIG DEV GID: ib_write_bw -D; the busiest link goes dark.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 failover() {
 	local config=$1 dev=$2 gid=$3 name=${1}_failover res killer k
 	local -a srv cli

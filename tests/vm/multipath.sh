@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Copyright (c) 2026 The virtio-stellar authors
 #
@@ -153,9 +154,10 @@ _mp_bond_ready() {
 
 # mp_ecmp RATE: see the top of this file.
 mp_ecmp() {
-	local rate=$1 k peer=$(_mp_peer_index)
+	local rate=$1 k peer
 	local -a hops=()
 
+	peer=$(_mp_peer_index)
 	_mp_check_links mp_ecmp
 	_mp_sysctl '' net.ipv4.fib_multipath_hash_policy 1
 	_mp_no_rp_filter
