@@ -37,6 +37,7 @@ static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_emtt_range),
 	[STELLAR_ATTR_DB_POLL_INTERVAL] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_db_poll_range),
+	[STELLAR_ATTR_QPN] = { .type = NLA_U32 },
 };
 
 static struct genl_family stellar_genl_family;
@@ -216,6 +217,45 @@ static int stellar_cmd_get_params(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static int stellar_cmd_get_spray(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	ret = -ENOMEM;
+	msg = genlmsg_new(STELLAR_SPRAY_MSG_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put_reply(msg, info, &stellar_genl_family, 0,
+				STELLAR_CMD_GET_SPRAY);
+	ret = hdr ? stellar_spray_dev_fill(msg, sdev) : -EMSGSIZE;
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
+static int stellar_cmd_set_qp(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	ret = stellar_spray_dev_set_qp(sdev, info);
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_GET_DEV,
@@ -230,6 +270,15 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_GET_PARAMS,
 		.doit = stellar_cmd_get_params,
+	},
+	{
+		.cmd = STELLAR_CMD_GET_SPRAY,
+		.doit = stellar_cmd_get_spray,
+	},
+	{
+		.cmd = STELLAR_CMD_SET_QP,
+		.doit = stellar_cmd_set_qp,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 
