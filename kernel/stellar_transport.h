@@ -49,6 +49,10 @@ void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 struct seq_file;
 /* Print the QP's transport counters (one "name: value" per line). */
 void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp);
+/* Receives one named counter; a non-zero return stops the walk. */
+typedef int (*stellar_stat_fn)(void *arg, const char *name, u64 value);
+int stellar_xport_walk_stats(struct stellar_qp *qp, stellar_stat_fn fn,
+				void *arg);
 
 /*
  * Provided by the verbs layer for the transport.

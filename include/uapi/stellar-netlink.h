@@ -21,6 +21,7 @@ enum stellar_genl_cmd {
 	STELLAR_CMD_GET_PARAMS,	/* module-wide defaults */
 	STELLAR_CMD_GET_SPRAY,	/* doit: spray statistics of a device */
 	STELLAR_CMD_SET_QP,	/* per-QP settings (CAP_NET_ADMIN) */
+	STELLAR_CMD_GET_QP,	/* dump the QPs of STELLAR_ATTR_DEV_NAME */
 	__STELLAR_CMD_MAX,
 };
 #define STELLAR_CMD_MAX (__STELLAR_CMD_MAX - 1)
@@ -44,9 +45,27 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_SPRAY_PATH,	/* nest of STELLAR_PATH_ATTR_*, repeated */
 	STELLAR_ATTR_SPRAY_OOO,		/* nest: u64 per depth bucket, type = bucket + 1 */
 	STELLAR_ATTR_SPRAY_OOO_MAX,	/* u32: deepest out-of-order arrival seen */
+	STELLAR_ATTR_QP_TYPE,		/* u8: enum ib_qp_type value */
+	STELLAR_ATTR_QP_STATE,		/* u8: enum ib_qp_state value */
+	STELLAR_ATTR_QP_COUNTERS,	/* nest of STELLAR_COUNTER_ENTRY */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
+
+/*
+ * Named counters nested in STELLAR_ATTR_QP_COUNTERS: each entry is a
+ * STELLAR_COUNTER_ENTRY nest holding a name and a u64 value, so new
+ * counters reach old tools without a new attribute.
+ */
+enum stellar_counter_attr {
+	STELLAR_COUNTER_UNSPEC,
+	STELLAR_COUNTER_ENTRY,		/* nest: one counter */
+	STELLAR_COUNTER_NAME,		/* string */
+	STELLAR_COUNTER_VALUE,		/* u64 */
+	STELLAR_COUNTER_PAD,
+	__STELLAR_COUNTER_MAX,
+};
+#define STELLAR_COUNTER_MAX (__STELLAR_COUNTER_MAX - 1)
 
 /* Counters nested in STELLAR_ATTR_STATS; each is a u64. */
 enum stellar_genl_stat {

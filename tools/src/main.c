@@ -20,6 +20,7 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_params,
 	&stellar_cmd_set,
 	&stellar_cmd_stats,
+	&stellar_cmd_qps,
 	&stellar_cmd_paths,
 	&stellar_cmd_ooo_monitor,
 	&stellar_cmd_set_qp,

@@ -57,7 +57,7 @@ expect 0 stdout '^  set --device NAME SETTING\.\.\.' -- -h
 expect 0 stdout '^  --db-poll-interval USEC' -- --help
 expect 0 stdout '^stellar-tool [0-9]+\.[0-9]+\.[0-9]+ ' -- --version
 expect 0 stdout '^stellar-tool .*version 1\)$' -- -V
-for cmd in status params set stats; do
+for cmd in status params set stats qps; do
 	expect 0 stdout "^  stellar-tool \[-j\] $cmd" -- "$cmd" --help
 done
 expect 0 stdout '^  --spray-paths N ' -- set --help
@@ -74,6 +74,7 @@ expect_usage "^stellar-tool: status: option '--device' needs a value$" -- \
 	status --device
 expect_usage "^stellar-tool: stats: --device NAME is required$" -- stats
 expect_usage '^  stellar-tool \[-j\] stats --device NAME$' -- stats
+expect_usage "^stellar-tool: qps: --device NAME is required$" -- qps --qp 3
 expect_usage "^stellar-tool: set: --device NAME is required$" -- \
 	set --spray-paths 2
 expect_usage "^stellar-tool: set: nothing to change" -- set --device s0
@@ -125,10 +126,13 @@ if [ -d /sys/module/virtio_stellar ]; then
 	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
 		paths --device no-such-dev0
 	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
+		qps --device no-such-dev0
+	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
 		ooo-monitor --device no-such-dev0 --count 1
 else
 	for args in "status" "-j status" "status --device s0" "params" \
 		    "stats --device s0" "set --device s0 --spray-paths 2" \
+		    "qps --device s0" "qps --device s0 --qp 3" \
 		    "paths" "ooo-monitor --device s0 --count 1" \
 		    "set-qp --device s0 --qp 17 --spray-paths 2"; do
 		# shellcheck disable=SC2086
