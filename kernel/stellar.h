@@ -21,6 +21,7 @@
 #include "stellar-abi.h"
 #include "stellar_queue.h"
 #include "stellar-netlink.h"
+#include "stellar_spray_dev.h"
 
 #define STELLAR_DRV_NAME		"virtio_stellar"
 #define STELLAR_UDP_PORT		4791
@@ -107,6 +108,7 @@ struct stellar_udp;
  * @db_wake: a system-call doorbell asked the poller to resume
  * @proc_dir: /proc/stellar/<name>, named at registration
  * @proc_name: the name @proc_dir was created with
+ * @spray: packet spray statistics (stellar_spray_dev.c)
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -128,6 +130,7 @@ struct stellar_dev {
 	bool db_wake;
 	struct proc_dir_entry *proc_dir;
 	char proc_name[IB_DEVICE_NAME_MAX];
+	struct stellar_spray_dev_stats spray;
 };
 
 struct stellar_ucontext {
@@ -246,6 +249,7 @@ struct stellar_qp_xport;
  * @db_seen: send producer counter the doorbell poller saw last
  * @ref: references from packet processing; the QP is freed at zero
  * @released: completed when @ref drops to zero
+ * @spray_paths: paths set for this QP (stellar-tool), 0: the device's
  */
 struct stellar_qp {
 	struct ib_qp ibqp;
@@ -266,6 +270,7 @@ struct stellar_qp {
 	u32 db_seen;
 	refcount_t ref;
 	struct completion released;
+	u32 spray_paths;
 };
 
 /**

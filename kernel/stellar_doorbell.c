@@ -10,6 +10,12 @@
  * sleeps until the next system-call doorbell, so an idle device costs no
  * CPU.
  *
+ * Polling only pays when the poller has a CPU to itself: on a single-CPU
+ * machine it would have to preempt the application (which usually spins
+ * in poll_cq) before it saw a doorbell, adding a scheduler tick to every
+ * send.  There the poller stays asleep and processes ring the system-call
+ * doorbell, whatever db_poll_interval says.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -55,11 +61,18 @@ static bool stellar_db_scan(struct stellar_dev *sdev, bool polled)
 	return moved;
 }
 
+/* The poll period in microseconds, 0 if the device must not poll. */
+static u32 stellar_db_interval(struct stellar_dev *sdev)
+{
+	if (num_online_cpus() < 2)
+		return 0;
+	return READ_ONCE(sdev->settings.db_poll_interval);
+}
+
 static bool stellar_db_should_wake(struct stellar_dev *sdev)
 {
 	return kthread_should_stop() ||
-	       (READ_ONCE(sdev->settings.db_poll_interval) &&
-		READ_ONCE(sdev->db_wake));
+	       (stellar_db_interval(sdev) && READ_ONCE(sdev->db_wake));
 }
 
 /* Stop watching; returns false if a ring moved meanwhile. */
@@ -79,7 +92,7 @@ static int stellar_db_thread(void *data)
 	u32 interval;
 
 	while (!kthread_should_stop()) {
-		interval = READ_ONCE(sdev->settings.db_poll_interval);
+		interval = stellar_db_interval(sdev);
 		if (!interval || idle >= STELLAR_DB_IDLE_POLLS) {
 			stellar_db_sleep(sdev);
 			idle = 0;
@@ -101,7 +114,7 @@ static int stellar_db_thread(void *data)
  */
 void stellar_db_wake(struct stellar_dev *sdev)
 {
-	if (!READ_ONCE(sdev->settings.db_poll_interval) || !sdev->db_thread)
+	if (!stellar_db_interval(sdev) || !sdev->db_thread)
 		return;
 	WRITE_ONCE(sdev->db_wake, true);
 	wake_up(&sdev->db_wait);

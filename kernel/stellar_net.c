@@ -15,9 +15,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/skbuff.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -107,12 +109,37 @@ static void stellar_rx(struct stellar_dev *sdev, struct sk_buff *skb)
 	stellar_xport_rcv(sdev, skb, &pkt);
 }
 
-static struct stellar_dev *stellar_rx_dev_rcu(struct net_device *ndev)
+/*
+ * The device whose netdev owns the packet's destination address.  With
+ * ECMP routes or several links a peer's packets for our address may come
+ * in on any of them, not only on the netdev the device is bound to.
+ */
+static struct stellar_dev *stellar_rx_dev_by_daddr_rcu(struct sk_buff *skb)
 {
+	struct net *net = dev_net(skb->dev);
+	struct net_device *ndev = NULL;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+#if IS_ENABLED(CONFIG_IPV6)
+	else if (skb->protocol == htons(ETH_P_IPV6) && ipv6_stub->ipv6_dev_find)
+		ndev = ipv6_stub->ipv6_dev_find(net, &ipv6_hdr(skb)->daddr,
+						NULL);
+#endif
+	if (!ndev || ndev == skb->dev)
+		return NULL;
+	return stellar_dev_find_by_ndev_rcu(ndev);
+}
+
+static struct stellar_dev *stellar_rx_dev_rcu(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
 	struct stellar_dev *sdev = stellar_dev_find_by_ndev_rcu(ndev);
 
 	if (!sdev && is_vlan_dev(ndev))
 		sdev = stellar_dev_find_by_ndev_rcu(vlan_dev_real_dev(ndev));
+	if (!sdev)
+		sdev = stellar_rx_dev_by_daddr_rcu(skb);
 	return sdev;
 }
 
@@ -125,7 +152,7 @@ static int stellar_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct stellar_dev *sdev;
 
 	rcu_read_lock();
-	sdev = stellar_rx_dev_rcu(skb->dev);
+	sdev = stellar_rx_dev_rcu(skb);
 	if (!sdev) {
 		rcu_read_unlock();
 		kfree_skb(skb);

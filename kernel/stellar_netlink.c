@@ -7,6 +7,7 @@
 #include <net/genetlink.h>
 
 #include "stellar.h"
+#include "stellar_transport.h"
 
 static struct netlink_range_validation stellar_rx_buf_size_range = {
 	.min = STELLAR_RX_BUF_SIZE_MIN, .max = STELLAR_RX_BUF_SIZE_MAX,
@@ -37,6 +38,7 @@ static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_emtt_range),
 	[STELLAR_ATTR_DB_POLL_INTERVAL] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_db_poll_range),
+	[STELLAR_ATTR_QPN] = { .type = NLA_U32 },
 };
 
 static struct genl_family stellar_genl_family;
@@ -216,6 +218,165 @@ static int stellar_cmd_get_params(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static int stellar_cmd_get_spray(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	ret = -ENOMEM;
+	msg = genlmsg_new(STELLAR_SPRAY_MSG_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put_reply(msg, info, &stellar_genl_family, 0,
+				STELLAR_CMD_GET_SPRAY);
+	ret = hdr ? stellar_spray_dev_fill(msg, sdev) : -EMSGSIZE;
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out:
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
+static int stellar_cmd_set_qp(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	ret = stellar_spray_dev_set_qp(sdev, info);
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
+static int stellar_put_counter(void *arg, const char *name, u64 value)
+{
+	struct sk_buff *skb = arg;
+	struct nlattr *entry = nla_nest_start(skb, STELLAR_COUNTER_ENTRY);
+
+	if (!entry)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, STELLAR_COUNTER_NAME, name) ||
+	    nla_put_u64_64bit(skb, STELLAR_COUNTER_VALUE, value,
+			      STELLAR_COUNTER_PAD)) {
+		nla_nest_cancel(skb, entry);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
+static int stellar_put_qp(struct sk_buff *skb, struct stellar_dev *sdev,
+			  struct stellar_qp *qp)
+{
+	struct nlattr *counters;
+
+	if (nla_put_string(skb, STELLAR_ATTR_DEV_NAME,
+			   dev_name(&sdev->ibdev.dev)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_QPN, qp->ibqp.qp_num) ||
+	    nla_put_u8(skb, STELLAR_ATTR_QP_TYPE, qp->ibqp.qp_type) ||
+	    nla_put_u8(skb, STELLAR_ATTR_QP_STATE,
+		       READ_ONCE(qp->attr.qp_state)))
+		return -EMSGSIZE;
+	counters = nla_nest_start(skb, STELLAR_ATTR_QP_COUNTERS);
+	if (!counters)
+		return -EMSGSIZE;
+	if (stellar_xport_walk_stats(qp, stellar_put_counter, skb))
+		return -EMSGSIZE;
+	nla_nest_end(skb, counters);
+	return 0;
+}
+
+static int stellar_fill_qp(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct stellar_dev *sdev, struct stellar_qp *qp)
+{
+	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, &stellar_genl_family,
+				NLM_F_MULTI, STELLAR_CMD_GET_QP);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (stellar_put_qp(skb, sdev, qp)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* The device a GET_QP dump names, with a reference; ERR_PTR if none. */
+static struct stellar_dev *stellar_dump_dev_get(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr *name = info->attrs[STELLAR_ATTR_DEV_NAME];
+	struct stellar_dev *sdev;
+
+	if (!name) {
+		NL_SET_ERR_MSG(cb->extack, "a device name is required");
+		return ERR_PTR(-EINVAL);
+	}
+	sdev = stellar_dev_get_by_name(nla_data(name));
+	if (!sdev) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, name, "no such stellar device");
+		return ERR_PTR(-ENODEV);
+	}
+	return sdev;
+}
+
+/*
+ * Checked when the dump starts, so that a bad device name comes back as
+ * an error acknowledgement rather than as an empty dump.
+ */
+static int stellar_dump_qp_start(struct netlink_callback *cb)
+{
+	struct stellar_dev *sdev = stellar_dump_dev_get(cb);
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	ib_device_put(&sdev->ibdev);
+	return 0;
+}
+
+/*
+ * Dump the QPs of one device with their transport counters; cb->args[0]
+ * is the QP number to resume from.  A device removed meanwhile ends the
+ * dump.
+ */
+static int stellar_dump_qp(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct stellar_dev *sdev = stellar_dump_dev_get(cb);
+	unsigned long index = cb->args[0];
+	struct stellar_qp *qp;
+	int ret = 0;
+
+	if (IS_ERR(sdev))
+		return 0;
+	while (xa_find(&sdev->qps, &index, ULONG_MAX, XA_PRESENT)) {
+		qp = stellar_qp_get(sdev, index);
+		if (qp) {
+			ret = stellar_fill_qp(skb, cb, sdev, qp);
+			stellar_qp_put(qp);
+			if (ret)
+				break;
+		}
+		index++;
+	}
+	cb->args[0] = index;
+	ib_device_put(&sdev->ibdev);
+	/* A QP that does not fit in an empty message is an error. */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_GET_DEV,
@@ -231,6 +392,24 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 		.cmd = STELLAR_CMD_GET_PARAMS,
 		.doit = stellar_cmd_get_params,
 	},
+	{
+		.cmd = STELLAR_CMD_GET_SPRAY,
+		.doit = stellar_cmd_get_spray,
+	},
+	{
+		.cmd = STELLAR_CMD_SET_QP,
+		.doit = stellar_cmd_set_qp,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+/* Commands that need more than genl_small_ops offers. */
+static const struct genl_ops stellar_genl_full_ops[] = {
+	{
+		.cmd = STELLAR_CMD_GET_QP,
+		.start = stellar_dump_qp_start,
+		.dumpit = stellar_dump_qp,
+	},
 };
 
 static struct genl_family stellar_genl_family __ro_after_init = {
@@ -240,6 +419,8 @@ static struct genl_family stellar_genl_family __ro_after_init = {
 	.policy = stellar_genl_policy,
 	.netnsok = true,
 	.module = THIS_MODULE,
+	.ops = stellar_genl_full_ops,
+	.n_ops = ARRAY_SIZE(stellar_genl_full_ops),
 	.small_ops = stellar_genl_ops,
 	.n_small_ops = ARRAY_SIZE(stellar_genl_ops),
 	.resv_start_op = __STELLAR_CMD_MAX,

@@ -6,6 +6,7 @@
  *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
  *   /proc/stellar/<dev>/settings   the device's tunables
  *   /proc/stellar/<dev>/qps        every QP with its transport counters
+ *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c)
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -178,6 +179,11 @@ int stellar_proc_init(void)
 		return -ENOMEM;
 	if (!proc_create_single("devices", 0444, stellar_proc_root,
 				stellar_devices_show)) {
+		proc_remove(stellar_proc_root);
+		return -ENOMEM;
+	}
+	if (!proc_create_single("spray_stats", 0444, stellar_proc_root,
+				stellar_spray_dev_proc_show)) {
 		proc_remove(stellar_proc_root);
 		return -ENOMEM;
 	}

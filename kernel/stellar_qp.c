@@ -76,6 +76,25 @@ void stellar_qp_put(struct stellar_qp *qp)
 		complete(&qp->released);
 }
 
+/**
+ * stellar_qp_event() - report an asynchronous event of a QP
+ * @qp: the QP
+ * @type: IB_EVENT_QP_FATAL, IB_EVENT_QP_REQ_ERR, IB_EVENT_QP_ACCESS_ERR...
+ *
+ * Context: process context (the handlers of kernel ULPs may sleep).
+ */
+void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
 static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 {
 	u32 qpn;

@@ -1,10 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virtio-stellar: packet spray path choice.  Placeholder: plain rotation.
+ * virtio-stellar: packet spray path choice.
+ *
+ * Paths are chosen by smooth weighted round robin: every pick adds each
+ * usable path's weight to its credit and takes the path with the most
+ * credit, which then pays the sum of the weights.  The scan starts at
+ * (PSN + per-QP shift), so with equal weights the choice is a plain
+ * rotation keyed by PSN.  Weights follow what acknowledgements and losses
+ * say of a path: a path slower than the fastest one gets a proportionally
+ * smaller share, every level of congestion (ECN marks, losses; at most one
+ * level per RTT, decaying after a few clean RTTs) halves it, and
+ * STELLAR_SPRAY_FAIL_LOSSES losses in a row take the path out.  A failed
+ * path carries a single probe packet after an exponentially growing wait;
+ * an acknowledgement brings it back.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #include "stellar_spray.h"
+
+/* Ports of the dynamic range: 16384, a power of two. */
+#define STELLAR_SPRAY_PORT_MASK		0x3fff
+/* A congestion level decays after this many clean RTTs... */
+#define STELLAR_SPRAY_DECAY_RTTS	8
+/* ...but not faster than this. */
+#define STELLAR_SPRAY_DECAY_MIN_US	1000
+/* Failures in a row that still double the probe wait. */
+#define STELLAR_SPRAY_BACKOFF_MAX	10
+
+static u32 spray_min(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static u32 spray_max(u32 a, u32 b)
+{
+	return a > b ? a : b;
+}
+
+static bool spray_is_active(const struct stellar_spray_path *p)
+{
+	return p->state == STELLAR_PATH_ACTIVE;
+}
+
+/* A path joined or left the rotation: start the weighted rotation over. */
+static void spray_reset_credits(struct stellar_spray *s)
+{
+	memset(s->credit, 0, sizeof(s->credit));
+}
 
 void stellar_spray_init(struct stellar_spray *s, u32 nr_paths, u16 base_sport,
 			u32 shift)
@@ -12,45 +54,309 @@ void stellar_spray_init(struct stellar_spray *s, u32 nr_paths, u16 base_sport,
 	u32 i;
 
 	memset(s, 0, sizeof(*s));
-	if (nr_paths < 1)
-		nr_paths = 1;
-	if (nr_paths > STELLAR_SPRAY_MAX_PATHS)
-		nr_paths = STELLAR_SPRAY_MAX_PATHS;
+	nr_paths = spray_max(nr_paths, 1);
+	nr_paths = spray_min(nr_paths, STELLAR_SPRAY_MAX_PATHS);
 	s->nr_paths = nr_paths;
 	s->shift = shift;
 	for (i = 0; i < nr_paths; i++) {
-		s->path[i].sport = 0xc000 | ((base_sport + i) & 0x3fff);
-		s->path[i].weight = STELLAR_SPRAY_WEIGHT_MAX;
+		struct stellar_spray_path *p = &s->path[i];
+		u32 port = base_sport + i * STELLAR_SPRAY_PORT_STRIDE;
+
+		p->sport = STELLAR_SPRAY_PORT_MIN |
+			   (port & STELLAR_SPRAY_PORT_MASK);
+		p->state = STELLAR_PATH_ACTIVE;
+		p->weight = STELLAR_SPRAY_WEIGHT_MAX;
 	}
+}
+
+/* Smallest smoothed RTT of the active paths, 0 if none is measured. */
+static u32 spray_min_srtt(const struct stellar_spray *s)
+{
+	u32 best = 0, i;
+
+	for (i = 0; i < s->nr_paths; i++) {
+		const struct stellar_spray_path *p = &s->path[i];
+
+		if (spray_is_active(p) && p->srtt_us &&
+		    (!best || p->srtt_us < best))
+			best = p->srtt_us;
+	}
+	return best;
+}
+
+static u8 spray_weight(const struct stellar_spray_path *p, u32 min_srtt)
+{
+	u32 weight = STELLAR_SPRAY_WEIGHT_MAX;
+
+	if (!spray_is_active(p))
+		return 0;
+	if (min_srtt && p->srtt_us)
+		weight = (weight * min_srtt + p->srtt_us / 2) / p->srtt_us;
+	weight >>= p->cong_level;
+	return spray_max(weight, 1);
+}
+
+static void spray_reweight(struct stellar_spray *s)
+{
+	u32 min_srtt = spray_min_srtt(s), i;
+
+	for (i = 0; i < s->nr_paths; i++)
+		s->path[i].weight = spray_weight(&s->path[i], min_srtt);
+}
+
+/*
+ * The weighted rotation over the active paths other than @exclude,
+ * starting the scan at (@psn + shift).  Returns nr_paths if none is left.
+ */
+static u32 spray_choose(struct stellar_spray *s, u32 psn, u32 exclude)
+{
+	u32 n = s->nr_paths, idx = (psn + s->shift) % n, best = n;
+	s32 total = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++, idx = idx + 1 < n ? idx + 1 : 0) {
+		const struct stellar_spray_path *p = &s->path[idx];
+
+		if (idx == exclude || !spray_is_active(p) || !p->weight)
+			continue;
+		s->credit[idx] += p->weight;
+		total += p->weight;
+		if (best == n || s->credit[idx] > s->credit[best])
+			best = idx;
+	}
+	if (best < n)
+		s->credit[best] -= total;
+	return best;
+}
+
+/* Wait before probing a path that failed @fail_count times in a row. */
+static u64 spray_probe_wait(const struct stellar_spray_path *p)
+{
+	u64 wait = spray_max(STELLAR_SPRAY_PROBE_MIN_US, 4 * p->srtt_us);
+
+	wait <<= spray_min(p->fail_count, STELLAR_SPRAY_BACKOFF_MAX);
+	return wait < STELLAR_SPRAY_PROBE_MAX_US ? wait :
+	       STELLAR_SPRAY_PROBE_MAX_US;
+}
+
+static void spray_fail(struct stellar_spray *s, struct stellar_spray_path *p,
+		       u64 now_us)
+{
+	p->state = STELLAR_PATH_FAILED;
+	p->failed_at_us = now_us;
+	p->retry_at_us = now_us + spray_probe_wait(p);
+	if (p->fail_count < U8_MAX)
+		p->fail_count++;
+	p->loss_run = 0;
+	spray_reset_credits(s);
+}
+
+/* A probe answered neither by an acknowledgement nor a loss is lost. */
+static void spray_expire_probes(struct stellar_spray *s, u64 now_us)
+{
+	u32 i;
+
+	for (i = 0; i < s->nr_paths; i++) {
+		struct stellar_spray_path *p = &s->path[i];
+
+		if (p->state == STELLAR_PATH_PROBING &&
+		    p->retry_at_us <= now_us)
+			spray_fail(s, p, now_us);
+	}
+}
+
+/*
+ * A failed path due for a probe becomes PROBING and is returned.
+ * Returns nr_paths if no probe is due.
+ */
+static u32 spray_due_probe(struct stellar_spray *s, u64 now_us)
+{
+	u32 i;
+
+	spray_expire_probes(s, now_us);
+	for (i = 0; i < s->nr_paths; i++) {
+		struct stellar_spray_path *p = &s->path[i];
+
+		if (p->state == STELLAR_PATH_FAILED &&
+		    p->retry_at_us <= now_us) {
+			p->state = STELLAR_PATH_PROBING;
+			p->retry_at_us = now_us + STELLAR_SPRAY_PROBE_MIN_US +
+					 4ULL * p->srtt_us;
+			return i;
+		}
+	}
+	return s->nr_paths;
+}
+
+/* Every path failed: the one that failed longest ago, other than @avoid. */
+static u32 spray_fallback(const struct stellar_spray *s, u32 avoid)
+{
+	u32 best = 0, i;
+	bool found = false;
+
+	for (i = 0; i < s->nr_paths; i++) {
+		if (i == avoid && s->nr_paths > 1)
+			continue;
+		if (!found ||
+		    s->path[i].failed_at_us < s->path[best].failed_at_us)
+			best = i;
+		found = true;
+	}
+	return best;
 }
 
 u32 stellar_spray_pick(struct stellar_spray *s, u32 psn, u64 now_us)
 {
-	return (psn + s->shift) % s->nr_paths;
+	u32 path;
+
+	if (s->nr_paths <= 1)
+		return 0;
+	path = spray_due_probe(s, now_us);
+	if (path < s->nr_paths)
+		return path;
+	path = spray_choose(s, psn, s->nr_paths);
+	if (path < s->nr_paths)
+		return path;
+	return spray_fallback(s, s->nr_paths);
 }
 
 u32 stellar_spray_pick_retx(struct stellar_spray *s, u32 psn, u32 lost_path,
 			    u64 now_us)
 {
-	return (lost_path + 1) % s->nr_paths;
+	u32 path;
+
+	if (s->nr_paths <= 1)
+		return 0;
+	spray_expire_probes(s, now_us);
+	path = spray_choose(s, psn, lost_path);
+	if (path < s->nr_paths)
+		return path;
+	if (lost_path < s->nr_paths && spray_is_active(&s->path[lost_path]))
+		return lost_path;
+	return spray_fallback(s, lost_path);
+}
+
+u32 stellar_spray_count_state(const struct stellar_spray *s, u8 state)
+{
+	u32 count = 0, i;
+
+	for (i = 0; i < s->nr_paths; i++)
+		count += s->path[i].state == state;
+	return count;
 }
 
 void stellar_spray_sent(struct stellar_spray *s, u32 path, u32 bytes,
 			bool retx)
 {
+	struct stellar_spray_path *p;
+
+	if (path >= s->nr_paths)
+		return;
+	p = &s->path[path];
+	p->tx_packets++;
+	p->tx_bytes += bytes;
+	if (retx)
+		p->retransmits++;
+}
+
+/* RFC 6298 smoothing of one RTT sample. */
+static void spray_rtt_sample(struct stellar_spray_path *p, u32 rtt_us)
+{
+	u32 delta;
+
+	rtt_us = spray_min(rtt_us, STELLAR_SPRAY_RTT_MAX_US);
+	if (!p->srtt_us) {
+		p->srtt_us = rtt_us;
+		p->rttvar_us = rtt_us / 2;
+		return;
+	}
+	delta = p->srtt_us > rtt_us ? p->srtt_us - rtt_us :
+				      rtt_us - p->srtt_us;
+	p->rttvar_us = (3 * p->rttvar_us + delta) / 4;
+	p->srtt_us = spray_max((7 * p->srtt_us + rtt_us) / 8, 1);
+}
+
+/* Congestion on @p: one more level, at most once per RTT. */
+static void spray_congested(struct stellar_spray_path *p, u64 now_us)
+{
+	if (p->cong_level >= STELLAR_SPRAY_CONG_MAX)
+		return;
+	if (p->cong_level && now_us - p->cong_at_us < p->srtt_us)
+		return;
+	p->cong_level++;
+	p->cong_at_us = now_us;
+}
+
+/* A clean acknowledgement: a level goes after a few clean RTTs. */
+static void spray_cong_decay(struct stellar_spray_path *p, u64 now_us)
+{
+	u64 period = spray_max(STELLAR_SPRAY_DECAY_RTTS * p->srtt_us,
+			       STELLAR_SPRAY_DECAY_MIN_US);
+
+	if (p->cong_level && now_us - p->cong_at_us >= period) {
+		p->cong_level--;
+		p->cong_at_us = now_us;
+	}
 }
 
 void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
 			 bool ecn, u64 now_us)
 {
+	struct stellar_spray_path *p;
+
+	if (path >= s->nr_paths)
+		return;
+	p = &s->path[path];
+	p->loss_run = 0;
+	if (rtt_us)
+		spray_rtt_sample(p, rtt_us);
+	if (!spray_is_active(p)) {
+		p->state = STELLAR_PATH_ACTIVE;
+		p->fail_count = 0;
+		p->retry_at_us = 0;
+		spray_reset_credits(s);
+	}
+	if (ecn) {
+		p->ecn_marks++;
+		spray_congested(p, now_us);
+	} else {
+		spray_cong_decay(p, now_us);
+	}
+	spray_reweight(s);
 }
 
 void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us)
 {
+	struct stellar_spray_path *p;
+
+	if (path >= s->nr_paths)
+		return;
+	p = &s->path[path];
+	p->losses++;
+	if (p->state == STELLAR_PATH_PROBING) {
+		spray_fail(s, p, now_us);
+	} else if (spray_is_active(p)) {
+		p->loss_run++;
+		if (p->loss_run >= STELLAR_SPRAY_FAIL_LOSSES)
+			spray_fail(s, p, now_us);
+		else
+			spray_congested(p, now_us);
+	}
+	spray_reweight(s);
 }
 
 u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
 			 u32 max_us)
 {
-	return max_us;
+	u32 rto = 0, i;
+
+	for (i = 0; i < s->nr_paths; i++) {
+		const struct stellar_spray_path *p = &s->path[i];
+
+		if (spray_is_active(p) && p->srtt_us)
+			rto = spray_max(rto, p->srtt_us + 4 * p->rttvar_us);
+	}
+	if (!rto)
+		return max_us;
+	return spray_min(spray_max(rto, min_us), max_us);
 }

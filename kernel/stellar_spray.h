@@ -41,11 +41,18 @@ enum stellar_path_state {
  * @retransmits: of @tx_packets, retransmissions
  * @losses: packets on it declared lost
  * @ecn_marks: acknowledgements that reported congestion
+ * @cong_level: congestion seen lately (ECN marks, losses): each level
+ *		halves @weight; it rises at most once per RTT and decays
+ * @fail_count: failures in a row without a successful probe (backoff)
+ * @failed_at_us: when it last failed
+ * @cong_at_us: when @cong_level last changed
  */
 struct stellar_spray_path {
 	u16 sport;
 	u8 state;
 	u8 weight;
+	u8 cong_level;
+	u8 fail_count;
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 loss_run;
@@ -55,9 +62,25 @@ struct stellar_spray_path {
 	u64 retransmits;
 	u64 losses;
 	u64 ecn_marks;
+	u64 failed_at_us;
+	u64 cong_at_us;
 };
 
 #define STELLAR_SPRAY_WEIGHT_MAX	16
+/* Highest stellar_spray_path.cong_level. */
+#define STELLAR_SPRAY_CONG_MAX		4
+/* Losses in a row, without an acknowledgement, that take a path out. */
+#define STELLAR_SPRAY_FAIL_LOSSES	3
+/* A failed path is probed after this (doubled per failure in a row)... */
+#define STELLAR_SPRAY_PROBE_MIN_US	2000
+/* ...up to this. */
+#define STELLAR_SPRAY_PROBE_MAX_US	1000000
+/* Port spacing: Linux bonding (layer3+4) ignores the lowest port bit. */
+#define STELLAR_SPRAY_PORT_STRIDE	2
+/* The dynamic port range all paths use: 49152..65535. */
+#define STELLAR_SPRAY_PORT_MIN		0xc000
+/* RTT samples above this are clamped (keeps the arithmetic in u32). */
+#define STELLAR_SPRAY_RTT_MAX_US	(1U << 26)
 
 /**
  * struct stellar_spray - path choice of one QP's requester
@@ -90,6 +113,10 @@ void stellar_spray_init(struct stellar_spray *s, u32 nr_paths, u16 base_sport,
  * @psn: the packet's PSN
  * @now_us: current time
  *
+ * Rotation keyed by @psn and the QP's shift, weighted by what was seen
+ * of each path.  A FAILED path whose retry time has come is returned once
+ * as a probe (it becomes PROBING).
+ *
  * Return: a path index below @s->nr_paths, never a FAILED path unless all
  * paths failed (then the least recently failed one).
  */
@@ -112,6 +139,9 @@ static inline u16 stellar_spray_sport(const struct stellar_spray *s, u32 path)
 {
 	return s->path[path < s->nr_paths ? path : 0].sport;
 }
+
+/* Number of paths in state @state. */
+u32 stellar_spray_count_state(const struct stellar_spray *s, u8 state);
 
 /* A packet of @bytes payload went out on @path (@retx: a retransmission). */
 void stellar_spray_sent(struct stellar_spray *s, u32 path, u32 bytes,

@@ -2,16 +2,87 @@
 /*
  * virtio-stellar: per-device packet spray statistics.
  *
+ * The out-of-order depth histogram is kept per device (fed by the
+ * responder); the per-path figures are summed on demand over the QPs'
+ * spray state (struct stellar_spray in each QP's transport) and the
+ * counters retired from spray states that were reset or destroyed.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #ifndef STELLAR_SPRAY_DEV_H
 #define STELLAR_SPRAY_DEV_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
+#include "stellar-netlink.h"
+#include "stellar_spray.h"
+
+struct genl_info;
+struct seq_file;
+struct sk_buff;
 struct stellar_dev;
+struct stellar_qp;
+
+/**
+ * struct stellar_spray_dev_retired - counters of path i of QPs gone
+ * @packets: packets sent
+ * @bytes: payload bytes sent
+ * @retransmits: of @packets, retransmissions
+ * @losses: packets declared lost
+ * @ecn_marks: congestion-marked acknowledgements
+ */
+struct stellar_spray_dev_retired {
+	atomic64_t packets;
+	atomic64_t bytes;
+	atomic64_t retransmits;
+	atomic64_t losses;
+	atomic64_t ecn_marks;
+};
+
+/**
+ * struct stellar_spray_dev_stats - spray statistics kept by a device
+ * @ooo: out-of-order arrivals per depth bucket (STELLAR_SPRAY_OOO_BUCKETS)
+ * @ooo_max: deepest out-of-order arrival seen
+ * @retired_paths: highest path number in @retired with traffic, plus one
+ * @retired: per path, the counters of spray states reset or destroyed
+ *
+ * All zero at allocation; no locks (atomics only).
+ */
+struct stellar_spray_dev_stats {
+	atomic64_t ooo[STELLAR_SPRAY_OOO_BUCKETS];
+	atomic_t ooo_max;
+	atomic_t retired_paths;
+	struct stellar_spray_dev_retired retired[STELLAR_SPRAY_MAX_PATHS];
+};
+
+/* Bytes a STELLAR_CMD_GET_SPRAY reply may need. */
+#define STELLAR_SPRAY_MSG_SIZE		32768
 
 /* The responder received a packet @depth PSNs ahead of the expected one. */
 void stellar_spray_dev_ooo(struct stellar_dev *sdev, u32 depth);
+
+/*
+ * Move the counters of a QP's spray state into the device's totals (and
+ * zero them there), so that /proc/stellar/spray_stats keeps them: for the
+ * transport, before it re-initializes a used spray state and when the QP
+ * is destroyed.  Caller holds what protects @s (the QP's req_mutex).
+ */
+void stellar_spray_dev_retire(struct stellar_dev *sdev,
+			      struct stellar_spray *s);
+
+/*
+ * Paths a QP sprays over: its own setting (STELLAR_CMD_SET_QP) if it has
+ * one, else its device's, at most STELLAR_SPRAY_MAX_PATHS.  For the
+ * transport, when it (re)initializes the QP's spray state.
+ */
+u32 stellar_qp_spray_paths(struct stellar_qp *qp);
+
+/* /proc/stellar/spray_stats */
+int stellar_spray_dev_proc_show(struct seq_file *m, void *v);
+
+/* Netlink: fill a STELLAR_CMD_GET_SPRAY reply; apply STELLAR_CMD_SET_QP. */
+int stellar_spray_dev_fill(struct sk_buff *skb, struct stellar_dev *sdev);
+int stellar_spray_dev_set_qp(struct stellar_dev *sdev, struct genl_info *info);
 
 #endif /* STELLAR_SPRAY_DEV_H */

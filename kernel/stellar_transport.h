@@ -49,6 +49,10 @@ void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 struct seq_file;
 /* Print the QP's transport counters (one "name: value" per line). */
 void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp);
+/* Receives one named counter; a non-zero return stops the walk. */
+typedef int (*stellar_stat_fn)(void *arg, const char *name, u64 value);
+int stellar_xport_walk_stats(struct stellar_qp *qp, stellar_stat_fn fn,
+				void *arg);
 
 /*
  * Provided by the verbs layer for the transport.
@@ -57,6 +61,7 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp);
 /* Look a QP up by number and take a reference; NULL if there is none. */
 struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn);
 void stellar_qp_put(struct stellar_qp *qp);
+void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type);
 
 /**
  * stellar_sq_fetch() - copy a send WQE out of the send ring

@@ -309,3 +309,27 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
 		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
 			   (u64)atomic64_read(&xp->stats[i]));
 }
+
+/**
+ * stellar_xport_walk_stats() - report each per-QP counter
+ * @qp: the QP
+ * @fn: called with each counter's name and value; a non-zero return
+ *	stops the walk
+ * @arg: passed to @fn
+ *
+ * Return: 0, or what @fn returned.
+ */
+int stellar_xport_walk_stats(struct stellar_qp *qp, stellar_stat_fn fn,
+				void *arg)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+	int i, ret;
+
+	for (i = 0; i < __STELLAR_XS_MAX; i++) {
+		ret = fn(arg, stellar_xstat_names[i],
+			 atomic64_read(&xp->stats[i]));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -19,6 +19,9 @@ enum stellar_genl_cmd {
 	STELLAR_CMD_GET_DEV,	/* doit (by STELLAR_ATTR_DEV_NAME) or dump */
 	STELLAR_CMD_SET_DEV,	/* change per-device settings (CAP_NET_ADMIN) */
 	STELLAR_CMD_GET_PARAMS,	/* module-wide defaults */
+	STELLAR_CMD_GET_SPRAY,	/* doit: spray statistics of a device */
+	STELLAR_CMD_SET_QP,	/* per-QP settings (CAP_NET_ADMIN) */
+	STELLAR_CMD_GET_QP,	/* dump the QPs of STELLAR_ATTR_DEV_NAME */
 	__STELLAR_CMD_MAX,
 };
 #define STELLAR_CMD_MAX (__STELLAR_CMD_MAX - 1)
@@ -37,9 +40,32 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_EMTT_CACHE_SIZE,	/* u32: eMTT entries, thousands */
 	STELLAR_ATTR_DB_POLL_INTERVAL,	/* u32: doorbell poll period, us */
 	STELLAR_ATTR_PAD,
+	STELLAR_ATTR_QPN,		/* u32: QP number */
+	STELLAR_ATTR_SPRAY_QPS,		/* u32: QPs with spray state */
+	STELLAR_ATTR_SPRAY_PATH,	/* nest of STELLAR_PATH_ATTR_*, repeated */
+	STELLAR_ATTR_SPRAY_OOO,		/* nest: u64 per depth bucket, type = bucket + 1 */
+	STELLAR_ATTR_SPRAY_OOO_MAX,	/* u32: deepest out-of-order arrival seen */
+	STELLAR_ATTR_QP_TYPE,		/* u8: enum ib_qp_type value */
+	STELLAR_ATTR_QP_STATE,		/* u8: enum ib_qp_state value */
+	STELLAR_ATTR_QP_COUNTERS,	/* nest of STELLAR_COUNTER_ENTRY */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
+
+/*
+ * Named counters nested in STELLAR_ATTR_QP_COUNTERS: each entry is a
+ * STELLAR_COUNTER_ENTRY nest holding a name and a u64 value, so new
+ * counters reach old tools without a new attribute.
+ */
+enum stellar_counter_attr {
+	STELLAR_COUNTER_UNSPEC,
+	STELLAR_COUNTER_ENTRY,		/* nest: one counter */
+	STELLAR_COUNTER_NAME,		/* string */
+	STELLAR_COUNTER_VALUE,		/* u64 */
+	STELLAR_COUNTER_PAD,
+	__STELLAR_COUNTER_MAX,
+};
+#define STELLAR_COUNTER_MAX (__STELLAR_COUNTER_MAX - 1)
 
 /* Counters nested in STELLAR_ATTR_STATS; each is a u64. */
 enum stellar_genl_stat {
@@ -88,5 +114,36 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_NAKS_SENT] = "naks_sent",				\
 	[STELLAR_STAT_NAKS_RCVD] = "naks_rcvd",				\
 }
+
+/*
+ * One path of a device in STELLAR_CMD_GET_SPRAY, summed over the QPs that
+ * spray (path i of every QP; each QP has its own source port for it).
+ */
+enum stellar_genl_path_attr {
+	STELLAR_PATH_ATTR_UNSPEC,
+	STELLAR_PATH_ATTR_INDEX,	/* u32: path number */
+	STELLAR_PATH_ATTR_QPS,		/* u32: QPs that have this path */
+	STELLAR_PATH_ATTR_ACTIVE,	/* u32: ... and use it */
+	STELLAR_PATH_ATTR_FAILED,	/* u32: ... and took it out */
+	STELLAR_PATH_ATTR_PROBING,	/* u32: ... and probe it */
+	STELLAR_PATH_ATTR_PACKETS,	/* u64: packets sent */
+	STELLAR_PATH_ATTR_BYTES,	/* u64: payload bytes sent */
+	STELLAR_PATH_ATTR_RETRANSMITS,	/* u64: of the packets, resent ones */
+	STELLAR_PATH_ATTR_LOSSES,	/* u64: packets declared lost */
+	STELLAR_PATH_ATTR_ECN_MARKS,	/* u64: congestion-marked ACKs */
+	STELLAR_PATH_ATTR_SRTT_US,	/* u32: mean smoothed RTT (0: none) */
+	STELLAR_PATH_ATTR_PAD,
+	__STELLAR_PATH_ATTR_MAX,
+};
+#define STELLAR_PATH_ATTR_MAX (__STELLAR_PATH_ATTR_MAX - 1)
+
+/*
+ * Out-of-order depth histogram (STELLAR_ATTR_SPRAY_OOO): how far ahead of
+ * the expected PSN packets arrived.  Bucket 0 counts depth 1, bucket k
+ * depths 2^k .. 2^(k+1) - 1, the last bucket everything deeper.  In the
+ * nest, bucket k is attribute type k + 1; STELLAR_SPRAY_OOO_PAD pads.
+ */
+#define STELLAR_SPRAY_OOO_BUCKETS	12
+#define STELLAR_SPRAY_OOO_PAD		(STELLAR_SPRAY_OOO_BUCKETS + 1)
 
 #endif /* STELLAR_NETLINK_USER_H */

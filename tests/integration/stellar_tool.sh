@@ -118,16 +118,43 @@ assert_eq "$(echo "$OUT" | jq -c '.[0].settings | {spray_paths, emtt_cache_size}
 	'{"spray_paths":8,"emtt_cache_size":32}' "settings after refused set"
 
 log "unknown device"
-for cmd in "status" "stats" "set --spray-paths 3"; do
+for cmd in "status" "stats" "set --spray-paths 3" "qps"; do
 	# shellcheck disable=SC2086
 	run_tool 1 $cmd --device nosuch0
 	assert_eq "$ERR" "stellar-tool: no such stellar device 'nosuch0'" "$cmd nosuch0"
 done
 
+log "qps: per-QP counters"
+# The RDMA core's MAD layer owns QP1 (GSI) from the start.
+run_tool 0 qps --device stellar0
+assert_eq "$(echo "$OUT" | grep '^qp ')" "qp 1: type GSI state RTS" "qps before any process"
+stellar_install_provider
+G=$(gid_index stellar0 10.20.0.1)
+# A pingpong server creates its QP, moves it to INIT and waits for a peer.
+ibv_rc_pingpong -d stellar0 -g "$G" -p 18950 >/tmp/pingpong.log 2>&1 &
+PP_PID=$!
+qp_listed() {
+	"$TOOL" qps --device stellar0 | grep -q '^qp [0-9]*: type RC state INIT$'
+}
+wait_for 20 qp_listed
+run_tool 0 qps --device stellar0
+assert_contains "$OUT" "    tx_packets: 0" "qps counters"
+assert_contains "$OUT" "    retransmits: 0" "qps counters"
+qpn=$(echo "$OUT" | awk '/^qp / { sub(":", "", $2); print $2; exit }')
+run_tool 0 -j qps --device stellar0 --qp "$qpn"
+assert_eq "$(echo "$OUT" | jq -c '[.[] | {qpn, type, state, n: (.counters | has("naks_sent") and has("drop_window"))}]')" \
+	"[{\"qpn\":$qpn,\"type\":\"RC\",\"state\":\"INIT\",\"n\":true}]" "qps --json --qp"
+run_tool 1 qps --device stellar0 --qp $((qpn + 1000))
+assert_eq "$ERR" "stellar-tool: qps: stellar0 has no QP $((qpn + 1000))" "qps --qp unknown"
+kill "$PP_PID"
+wait "$PP_PID" 2>/dev/null || true
+
 log "without CAP_NET_ADMIN: read yes, set no"
 UNPRIV="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
 $UNPRIV "$TOOL" stats --device stellar0 >/dev/null ||
 	fail "stats as nobody failed"
+$UNPRIV "$TOOL" qps --device stellar0 >/dev/null ||
+	fail "qps as nobody failed"
 status=0
 err=$($UNPRIV "$TOOL" set --device stellar0 --spray-paths 4 2>&1) || status=$?
 assert_eq "$status" 1 "set as nobody: exit status"

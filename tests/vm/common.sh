@@ -21,6 +21,11 @@ REPO=$(cd "$VM_DIR/../.." && pwd -P)
 VM_BUILD=${STELLAR_VM_BUILD:-$VM_DIR/.build}
 VM_MEM=${STELLAR_VM_MEM:-1024}
 VM_SMP=${STELLAR_VM_SMP:-1}
+# What VM_MEM and VM_SMP go back to for tests whose header sets neither.
+# shellcheck disable=SC2034 # used by run-tests.sh
+DEFAULT_VM_MEM=$VM_MEM
+# shellcheck disable=SC2034 # used by run-tests.sh
+DEFAULT_VM_SMP=$VM_SMP
 VM_ACCEL=${STELLAR_VM_ACCEL:-tcg}
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}

@@ -9,8 +9,9 @@
 # NAME is a test in tests/integration (with or without .sh); PATH is any
 # test script (it may live outside the repo).  Without tests, runs every
 # tests/integration/*.sh.  A test's topology comes from its header line
-#   # stellar-test: vms=1|2 links=N timeout=SECONDS [skip=allowed]
-# and can be overridden with the options below.
+#   # stellar-test: vms=1|2 links=N timeout=SECONDS [smp=N] [mem=MB] [skip=allowed]
+# and can be overridden with the options below.  smp and mem default to
+# STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).
 #
 # Options:
 #   --vms N        number of VMs (1, or 2 = "a" and "b")
@@ -153,7 +154,10 @@ run_one() {
 	links=${OPT_LINKS:-$(header_value "$script" links "$([ "$vms" = 2 ] && echo 1 || echo 0)")}
 	timeout=${OPT_TIMEOUT:-$(header_value "$script" timeout 300)}
 	allow_skip=$(header_value "$script" skip no)
-	is_number "$vms" && is_number "$links" && is_number "$timeout" ||
+	VM_SMP=$(header_value "$script" smp "$DEFAULT_VM_SMP")
+	VM_MEM=$(header_value "$script" mem "$DEFAULT_VM_MEM")
+	is_number "$vms" && is_number "$links" && is_number "$timeout" &&
+		is_number "$VM_SMP" && is_number "$VM_MEM" ||
 		die "$name: bad stellar-test header"
 	case "$vms" in
 	1) roles="a"; links=0 ;;

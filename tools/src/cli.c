@@ -100,6 +100,19 @@ int stellar_parse_global(int argc, char **argv,
 
 /* Long option values from 256 up select a setting of "set". */
 #define OPT_SETTING_BASE 256
+/* Long-only options below that. */
+enum { OPT_INTERVAL = 200, OPT_COUNT, OPT_QPN };
+
+static const struct {
+	unsigned int bit;
+	struct option opt;
+} number_opts[] = {
+	{ STELLAR_OPT_INTERVAL, { "interval", required_argument, NULL, OPT_INTERVAL } },
+	{ STELLAR_OPT_COUNT, { "count", required_argument, NULL, OPT_COUNT } },
+	{ STELLAR_OPT_QPN, { "qp", required_argument, NULL, OPT_QPN } },
+};
+
+#define NUM_NUMBER_OPTS (sizeof(number_opts) / sizeof(number_opts[0]))
 
 static void build_longopts(unsigned int accepted, struct option *longopts)
 {
@@ -108,9 +121,13 @@ static void build_longopts(unsigned int accepted, struct option *longopts)
 		{ "json", no_argument, NULL, 'j' },
 	};
 	int n = 0, i;
+	size_t k;
 
 	for (i = 0; i < 2; i++)
 		longopts[n++] = common[i];
+	for (k = 0; k < NUM_NUMBER_OPTS; k++)
+		if (accepted & number_opts[k].bit)
+			longopts[n++] = number_opts[k].opt;
 	if (accepted & STELLAR_OPT_DEVICE)
 		longopts[n++] = (struct option){ "device", required_argument,
 						 NULL, 'd' };
@@ -156,6 +173,28 @@ static int take_setting(int setting, const char *text,
 	return 0;
 }
 
+/* --interval, --count, --qp: a whole number into its field. */
+static int take_number(int ret, const char *text,
+		       struct stellar_cmd_opts *opts, const char *cmd,
+		       FILE *err)
+{
+	uint32_t *value = ret == OPT_INTERVAL ? &opts->interval_ms :
+			  ret == OPT_COUNT ? &opts->count : &opts->qpn;
+	const char *name = ret == OPT_INTERVAL ? "interval" :
+			   ret == OPT_COUNT ? "count" : "qp";
+
+	if (stellar_parse_u32(text, value)) {
+		fprintf(err,
+			"stellar-tool: %s: --%s: '%s' is not a whole number between 0 and 4294967295\n",
+			cmd, name, text);
+		return -1;
+	}
+	opts->has_interval |= ret == OPT_INTERVAL;
+	opts->has_count |= ret == OPT_COUNT;
+	opts->has_qpn |= ret == OPT_QPN;
+	return 0;
+}
+
 static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
 		       FILE *err)
 {
@@ -168,6 +207,10 @@ static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
 		return 0;
 	case 'd':
 		return take_device(optarg, opts, argv[0], err);
+	case OPT_INTERVAL:
+	case OPT_COUNT:
+	case OPT_QPN:
+		return take_number(ret, optarg, opts, argv[0], err);
 	}
 	if (ret >= OPT_SETTING_BASE &&
 	    ret < OPT_SETTING_BASE + STELLAR_SETTING_COUNT)
@@ -192,7 +235,7 @@ static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
 int stellar_parse_cmd(int argc, char **argv, unsigned int accepted,
 		      struct stellar_cmd_opts *opts, FILE *err)
 {
-	struct option longopts[3 + STELLAR_SETTING_COUNT + 1];
+	struct option longopts[3 + NUM_NUMBER_OPTS + STELLAR_SETTING_COUNT + 1];
 	const char *shortopts = accepted & STELLAR_OPT_DEVICE ? "+:hjd:"
 							      : "+:hj";
 	char where[64];

@@ -35,6 +35,9 @@ struct stellar_global_opts {
 enum {
 	STELLAR_OPT_DEVICE = 1u << 0,	/* --device NAME */
 	STELLAR_OPT_SETTINGS = 1u << 1,	/* --spray-paths N and friends */
+	STELLAR_OPT_INTERVAL = 1u << 2,	/* --interval MS */
+	STELLAR_OPT_COUNT = 1u << 3,	/* --count N */
+	STELLAR_OPT_QPN = 1u << 4,	/* --qp N */
 };
 
 struct stellar_cmd_opts {
@@ -42,6 +45,12 @@ struct stellar_cmd_opts {
 	bool json;
 	bool help;
 	struct stellar_settings settings; /* present[] marks those given */
+	uint32_t interval_ms;		/* --interval, if has_interval */
+	uint32_t count;			/* --count, if has_count */
+	uint32_t qpn;			/* --qp, if has_qpn */
+	bool has_interval;
+	bool has_count;
+	bool has_qpn;
 };
 
 int stellar_parse_u32(const char *text, uint32_t *value);

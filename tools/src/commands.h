@@ -23,5 +23,9 @@ extern const struct stellar_command stellar_cmd_status;
 extern const struct stellar_command stellar_cmd_params;
 extern const struct stellar_command stellar_cmd_set;
 extern const struct stellar_command stellar_cmd_stats;
+extern const struct stellar_command stellar_cmd_qps;
+extern const struct stellar_command stellar_cmd_paths;
+extern const struct stellar_command stellar_cmd_ooo_monitor;
+extern const struct stellar_command stellar_cmd_set_qp;
 
 #endif /* STELLAR_TOOL_COMMANDS_H */

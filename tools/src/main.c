@@ -20,6 +20,10 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_params,
 	&stellar_cmd_set,
 	&stellar_cmd_stats,
+	&stellar_cmd_qps,
+	&stellar_cmd_paths,
+	&stellar_cmd_ooo_monitor,
+	&stellar_cmd_set_qp,
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -79,6 +83,14 @@ static void print_cmd_help(FILE *fp, const struct stellar_command *cmd)
 	fprintf(fp, "\n%s.\n\nOptions:\n", cmd->summary);
 	if (cmd->accepted & STELLAR_OPT_DEVICE)
 		fputs("  -d, --device NAME             the stellar device (ib_device name, e.g. stellar0)\n",
+		      fp);
+	if (cmd->accepted & STELLAR_OPT_QPN)
+		fputs("  --qp N                        the QP number\n", fp);
+	if (cmd->accepted & STELLAR_OPT_INTERVAL)
+		fputs("  --interval MS                 time between refreshes (10 to 3600000; 1000)\n",
+		      fp);
+	if (cmd->accepted & STELLAR_OPT_COUNT)
+		fputs("  --count N                     stop after N refreshes (default: at Ctrl-C)\n",
 		      fp);
 	if (cmd->accepted & STELLAR_OPT_SETTINGS)
 		print_settings_help(fp);

@@ -57,7 +57,7 @@ expect 0 stdout '^  set --device NAME SETTING\.\.\.' -- -h
 expect 0 stdout '^  --db-poll-interval USEC' -- --help
 expect 0 stdout '^stellar-tool [0-9]+\.[0-9]+\.[0-9]+ ' -- --version
 expect 0 stdout '^stellar-tool .*version 1\)$' -- -V
-for cmd in status params set stats; do
+for cmd in status params set stats qps; do
 	expect 0 stdout "^  stellar-tool \[-j\] $cmd" -- "$cmd" --help
 done
 expect 0 stdout '^  --spray-paths N ' -- set --help
@@ -74,6 +74,7 @@ expect_usage "^stellar-tool: status: option '--device' needs a value$" -- \
 	status --device
 expect_usage "^stellar-tool: stats: --device NAME is required$" -- stats
 expect_usage '^  stellar-tool \[-j\] stats --device NAME$' -- stats
+expect_usage "^stellar-tool: qps: --device NAME is required$" -- qps --qp 3
 expect_usage "^stellar-tool: set: --device NAME is required$" -- \
 	set --spray-paths 2
 expect_usage "^stellar-tool: set: nothing to change" -- set --device s0
@@ -88,6 +89,33 @@ expect_usage "^stellar-tool: status: unrecognized option '--spray-paths'$" -- \
 expect_usage "is longer than 63 characters" -- \
 	stats --device "$(printf 'x%.0s' $(seq 64))"
 
+# Packet spray: paths, ooo-monitor, set-qp.
+for cmd in paths ooo-monitor set-qp; do
+	expect 0 stdout "^  stellar-tool \[-j\] $cmd" -- "$cmd" --help
+done
+expect 0 stdout '^  --interval MS ' -- ooo-monitor --help
+expect 0 stdout '^  --qp N ' -- set-qp --help
+expect_usage "^stellar-tool: paths: unexpected argument 'stellar0'$" -- \
+	paths stellar0
+expect_usage "^stellar-tool: paths: unrecognized option '--interval'$" -- \
+	paths --interval 10
+expect_usage "^stellar-tool: ooo-monitor: --device NAME is required$" -- \
+	ooo-monitor
+expect_usage "^stellar-tool: ooo-monitor: --interval 9: give 10 to 3600000 milliseconds$" -- \
+	ooo-monitor --device s0 --interval 9
+expect_usage "^stellar-tool: ooo-monitor: --interval: 'fast' is not a whole number" -- \
+	ooo-monitor --device s0 --interval fast
+expect_usage "^stellar-tool: ooo-monitor: --count: '-1' is not a whole number" -- \
+	ooo-monitor --device s0 --count -1
+expect_usage "^stellar-tool: set-qp: --device NAME and --qp N are required$" -- \
+	set-qp --device s0 --spray-paths 4
+expect_usage "^stellar-tool: set-qp: give --spray-paths N, the one per-QP setting$" -- \
+	set-qp --device s0 --qp 17
+expect_usage "^stellar-tool: set-qp: give --spray-paths N, the one per-QP setting$" -- \
+	set-qp --device s0 --qp 17 --spray-paths 4 --rx-buf-size 8192
+expect_usage "^stellar-tool: set-qp: --qp: 'x' is not a whole number" -- \
+	set-qp --device s0 --qp x --spray-paths 4
+
 NOT_LOADED="^stellar-tool: the virtio_stellar kernel module is not loaded \(generic netlink family 'stellar' not found\)$"
 if [ -d /sys/module/virtio_stellar ]; then
 	echo "NOTE: virtio_stellar is loaded: checked the unknown-device report instead of the not-loaded one"
@@ -95,9 +123,18 @@ if [ -d /sys/module/virtio_stellar ]; then
 		status --device no-such-dev0
 	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
 		stats --device no-such-dev0
+	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
+		paths --device no-such-dev0
+	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
+		qps --device no-such-dev0
+	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
+		ooo-monitor --device no-such-dev0 --count 1
 else
 	for args in "status" "-j status" "status --device s0" "params" \
-		    "stats --device s0" "set --device s0 --spray-paths 2"; do
+		    "stats --device s0" "set --device s0 --spray-paths 2" \
+		    "qps --device s0" "qps --device s0 --qp 3" \
+		    "paths" "ooo-monitor --device s0 --count 1" \
+		    "set-qp --device s0 --qp 17 --spray-paths 2"; do
 		# shellcheck disable=SC2086
 		expect 1 stderr "$NOT_LOADED" -- $args
 	done

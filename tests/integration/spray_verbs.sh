@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Correctness under packet spray: stellar between two VMs joined by 4
+# links, each shaped to the same rate, combined by ECMP routes
+# (fib_multipath_hash_policy=1) and by a bond (balance-xor, layer3+4), so
+# that a packet's UDP source port picks its link (tests/vm/multipath.sh).
+# With spray_paths 4 and 64, clean and then with netem reordering on
+# link 2 and 1% loss on link 3: ibv_rc_pingpong -c, ib_write_bw,
+# ib_read_bw, ib_send_bw and rping -v -V must complete with verified
+# data (no QP error: the tools exit 0 only if every completion succeeded).
+#
+# Spreading: after each run, at least 2 links must have carried at least
+# 10% of the bytes this VM sent, and /proc/stellar/spray_stats (via
+# stellar-tool paths) must show packets on at least 2 paths.  These checks
+# are collected and fail the test at the end, after all data checks ran.
+#
+# Arguments (optional): topologies to run, of "ecmp" and "bond" (default
+# both, ECMP first: the bond takes the links' addresses away).
+# SPRAY_RATE (default 100mbit) sets the per-link rate.
+# stellar-test: vms=2 links=4 timeout=2700
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+# shellcheck source=tests/vm/multipath.sh
+. "$STELLAR_REPO/tests/vm/multipath.sh"
+
+TOOL=$STELLAR_REPO/tools/stellar-tool
+[ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
+RATE=${SPRAY_RATE:-100mbit}
+TOPOLOGIES=${*:-ecmp bond}
+PORT=19000
+SPREAD_FAILS=()
+
+modprobe -a sch_tbf sch_netem
+
+next_port() {
+	PORT=$((PORT + 1))
+}
+
+# link_bytes: tx bytes of every link, space-separated.
+link_bytes() {
+	local link
+
+	for link in $(mp_link_devs); do
+		cat "/sys/class/net/$link/statistics/tx_bytes"
+	done | paste -sd' '
+}
+
+# check_spread NAME BEFORE: the links carried this VM's bytes of run NAME
+# on at least 2 links with 10% each, and the spray stats show 2 paths.
+check_spread() {
+	local name=$1 before=$2 after busy paths
+
+	after=$(link_bytes)
+	busy=$(awk -v b="$before" -v a="$after" 'BEGIN {
+		n = split(b, bb, " "); split(a, aa, " ")
+		for (i = 1; i <= n; i++) { d[i] = aa[i] - bb[i]; t += d[i] }
+		for (i = 1; i <= n; i++) if (t > 0 && d[i] >= t / 10) busy++
+		print busy + 0 }')
+	paths=$("$TOOL" -j paths --device stellar0 |
+		jq '[.paths[] | select(.packets > 0)] | length')
+	log "$name: $busy links with >= 10% of the bytes; $paths paths with packets"
+	if [ "$busy" -lt 2 ] || [ "$paths" -lt 2 ]; then
+		SPREAD_FAILS+=("$name ($STELLAR_ROLE): $busy busy links, $paths paths used")
+	fi
+}
+
+# pair NAME READY CMD...: server CMD on VM b, client CMD MP_PEER_IP on a.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+pair() {
+	local name=$1 ready=$2 before
+	local -a srv cli
+
+	shift 2
+	srv=("$@")
+	cli=("$@" "$MP_PEER_IP")
+	before=$(link_bytes)
+	pair_run "$name" b "$ready" 600 srv cli
+	check_spread "$name" "$before"
+}
+
+perf() {
+	local name=$1
+
+	shift
+	next_port
+	pair "$name" "tcp:$PORT" "$@" -d stellar0 -x "$GID" -p "$PORT"
+	[ "$PAIR_ROLE" = server ] || perftest_value "$PAIR_LOG" 4 >/dev/null
+}
+
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+rping_check() {
+	local name=$1 count=50 pings before
+	local -a srv cli
+
+	next_port
+	srv=(rping -s -v -V -C "$count" -S 4096 -a "$MP_IP" -p "$PORT")
+	cli=(rping -c -v -V -C "$count" -S 4096 -I "$MP_IP" -a "$MP_PEER_IP"
+		-p "$PORT")
+	before=$(link_bytes)
+	pair_run "$name" b "cm:$PORT" 600 srv cli
+	check_spread "$name" "$before"
+	[ "$PAIR_ROLE" = client ] || return 0
+	assert_not_contains "$(cat "$PAIR_LOG")" mismatch "$name output"
+	pings=$(grep -c 'ping data: rdma-ping-' "$PAIR_LOG" || true)
+	assert_eq "$pings" "$count" "verified pings of $name"
+}
+
+# workloads NAME: every RC workload once.
+workloads() {
+	local name=$1
+
+	next_port
+	pair "${name}_pingpong" "tcp:$PORT" \
+		ibv_rc_pingpong -d stellar0 -g "$GID" -p "$PORT" -c -s 65536 -n 100
+	perf "${name}_write_bw" ib_write_bw -s 65536 -n 300
+	perf "${name}_read_bw" ib_read_bw -s 65536 -n 300
+	perf "${name}_send_bw" ib_send_bw -s 65536 -n 300
+	rping_check "${name}_rping"
+}
+
+impair() {
+	mp_netem "$(link_dev 2)" -- delay 2ms reorder 50%
+	mp_netem "$(link_dev 3)" -- loss 1%
+}
+
+unimpair() {
+	mp_netem_off "$(link_dev 2)"
+	mp_netem_off "$(link_dev 3)"
+}
+
+# run_topology TOPO: device on the topology, the workloads with 4 and 64
+# paths, clean and impaired.
+run_topology() {
+	local topo=$1 paths
+
+	"mp_$topo" "$RATE"
+	rdma link add stellar0 type stellar netdev "$MP_DEV"
+	GID=$(gid_index stellar0 "$MP_IP")
+	barrier "$topo.up"
+	wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"
+	for paths in 4 64; do
+		"$TOOL" set --device stellar0 --spray-paths "$paths"
+		workloads "${topo}_p${paths}"
+		impair
+		barrier "$topo.p$paths.impaired"
+		workloads "${topo}_p${paths}_netem"
+		unimpair
+		barrier "$topo.p$paths.clean"
+	done
+	"$TOOL" paths --device stellar0 >"$STELLAR_OUT/$topo-paths.txt"
+	cat /proc/stellar/spray_stats >"$STELLAR_OUT/$topo-spray_stats.txt"
+	rdma link delete stellar0
+	barrier "$topo.down"
+}
+
+ecmp_down() {
+	local k
+
+	ip route del "$MP_PEER_IP/32"
+	ip addr del "$MP_IP/32" dev "$MP_DEV"
+	for k in $(seq 1 "$STELLAR_LINKS"); do
+		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
+	done
+}
+
+stellar_load spray_paths=4
+for topo in $TOPOLOGIES; do
+	case "$topo" in
+	ecmp) run_topology ecmp; ecmp_down ;;
+	bond) run_topology bond ;;
+	*) fail "unknown topology '$topo' (ecmp, bond)" ;;
+	esac
+done
+stellar_unload
+
+if [ "${#SPREAD_FAILS[@]}" -gt 0 ]; then
+	printf '  %s\n' "${SPREAD_FAILS[@]}"
+	fail "${#SPREAD_FAILS[@]} runs were not spread over several links and paths (data checks all passed)"
+fi
+log "spray: data checks passed and traffic spread over the links"
