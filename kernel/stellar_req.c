@@ -651,8 +651,14 @@ static void stellar_req_go_error(struct stellar_qp_xport *xp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-	if (test_and_clear_bit(STELLAR_XP_GO_ERROR, &xp->flags))
-		stellar_modify_qp(&xp->qp->ibqp, &attr, IB_QP_STATE, NULL);
+	int event;
+
+	if (!test_and_clear_bit(STELLAR_XP_GO_ERROR, &xp->flags))
+		return;
+	stellar_modify_qp(&xp->qp->ibqp, &attr, IB_QP_STATE, NULL);
+	event = atomic_xchg(&xp->async_event, -1);
+	if (event >= 0)
+		stellar_qp_event(xp->qp, event);
 }
 
 /**

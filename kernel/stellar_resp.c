@@ -536,6 +536,14 @@ static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
 	return stellar_resp_atomic(xp, pkt);
 }
 
+/* The asynchronous event of a responder QP that answered with NAK @syn. */
+static enum ib_event_type stellar_resp_event(u8 syn)
+{
+	if (FIELD_GET(STELLAR_AETH_VALUE, syn) == STELLAR_NAK_REM_ACCESS_ERR)
+		return IB_EVENT_QP_ACCESS_ERR;
+	return IB_EVENT_QP_REQ_ERR;
+}
+
 /* Answer a failed request; anything but RNR is fatal for the QP. */
 static void stellar_resp_error(struct stellar_qp_xport *xp, u8 syn, u32 psn)
 {
@@ -543,7 +551,7 @@ static void stellar_resp_error(struct stellar_qp_xport *xp, u8 syn, u32 psn)
 	stellar_resp_send_ack(xp, syn, psn);
 	if (!stellar_syn_is_rnr(syn)) {
 		stellar_resp_fail_msg(xp, IB_WC_REM_INV_REQ_ERR);
-		stellar_xport_fatal(xp);
+		stellar_xport_fail(xp, stellar_resp_event(syn));
 	}
 }
 
@@ -648,7 +656,7 @@ static int stellar_resp_place_send(struct stellar_qp_xport *xp,
 		if (ret == -ENOENT)
 			return 0;	/* RNR is answered in order */
 		if (ret) {
-			stellar_xport_fatal(xp);
+			stellar_xport_fail(xp, IB_EVENT_QP_FATAL);
 			return ret;
 		}
 		msg->have_wqe = true;
@@ -868,6 +876,16 @@ static u8 stellar_resp_ud_place(struct stellar_qp_xport *xp,
 	return ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 }
 
+/*
+ * What a UD receive reports in sl for RoCE: the L3 header in front of the
+ * 40 GRH bytes (2: IPv4, 1: IPv6), as RoCE NICs do.  UCX and other
+ * consumers read it to know where the source GID is.
+ */
+static u8 stellar_resp_l3_type(const struct sk_buff *skb)
+{
+	return skb->protocol == htons(ETH_P_IP) ? 2 : 1;
+}
+
 static void stellar_resp_ud(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			    const struct stellar_pkt *pkt)
 {
@@ -891,6 +909,8 @@ static void stellar_resp_ud(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		return;
 	}
 	cqe.wr_id = xp->msg.rwqe.wr_id;
+	if (qp->is_user)	/* kernel ULPs read wc->network_hdr_type */
+		cqe.sl = stellar_resp_l3_type(skb);
 	cqe.status = stellar_resp_ud_place(xp, skb, pkt);
 	if (pkt->ext & STELLAR_EXT_IMMDT) {
 		cqe.wc_flags |= STELLAR_CQE_WITH_IMM;

@@ -61,6 +61,18 @@ void stellar_xport_fatal(struct stellar_qp_xport *xp)
 	stellar_xport_queue(xp, &xp->req_work);
 }
 
+/**
+ * stellar_xport_fail() - a transport error the consumer hears of by event
+ * @xp: the QP's transport
+ * @event: the affiliated asynchronous event to report, once the QP is in
+ *	   the error state (the first error wins)
+ */
+void stellar_xport_fail(struct stellar_qp_xport *xp, enum ib_event_type event)
+{
+	atomic_cmpxchg(&xp->async_event, -1, event);
+	stellar_xport_fatal(xp);
+}
+
 int stellar_xport_create(struct stellar_qp *qp)
 {
 	struct stellar_qp_xport *xp;
@@ -76,6 +88,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	}
 	xp->qp = qp;
 	xp->sdev = to_sdev(qp->ibqp.device);
+	atomic_set(&xp->async_event, -1);
 	mutex_init(&xp->req_mutex);
 	mutex_init(&xp->resp_mutex);
 	INIT_WORK(&xp->req_work, stellar_req_work);

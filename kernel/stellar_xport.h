@@ -283,6 +283,7 @@ struct stellar_xport_cfg {
  * @qp: the QP
  * @sdev: its device
  * @flags: enum stellar_xport_flag bits
+ * @async_event: enum ib_event_type to report once the QP is in ERR, or -1
  * @stats: enum stellar_xport_stat counters
  * @cfg: attribute snapshot, written under both mutexes
  * @req_mutex: requester and completer state below
@@ -345,6 +346,7 @@ struct stellar_qp_xport {
 	struct stellar_qp *qp;
 	struct stellar_dev *sdev;
 	unsigned long flags;
+	atomic_t async_event;
 	atomic64_t stats[__STELLAR_XS_MAX];
 	struct stellar_xport_cfg cfg;
 
@@ -462,6 +464,7 @@ static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
 extern bool stellar_wire_ext;
 void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
 void stellar_xport_fatal(struct stellar_qp_xport *xp);
+void stellar_xport_fail(struct stellar_qp_xport *xp, enum ib_event_type event);
 
 /* stellar_tx.c */
 int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
