@@ -6,8 +6,8 @@
  *   - RDMA WRITE with a wrong R_Key, beyond the end of the MR, or into an
  *     MR without remote write access; RDMA READ from an MR without remote
  *     read access; an atomic on an MR without remote atomic access: the
- *     requester gets IBV_WC_REM_ACCESS_ERR and the responder's memory is
- *     unchanged;
+ *     requester gets IBV_WC_REM_ACCESS_ERR, the responder's memory is
+ *     unchanged and the responder QP reports IBV_EVENT_QP_ACCESS_ERR;
  *   - work requests the provider must refuse at once (bad opcode, too many
  *     SGEs, oversized inline data, a misaligned atomic, posting to a QP in
  *     RESET): ibv_post_send fails with EINVAL and nothing is sent;
@@ -22,6 +22,7 @@
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -191,6 +192,28 @@ static bool buf_is(const uint8_t *buf, size_t len, uint8_t value)
 	return true;
 }
 
+/*
+ * Wait for the asynchronous event @expected of @qp, skipping unrelated
+ * ones (port and GID events); @got says what came last.
+ */
+static bool qp_event_seen(struct env *env, struct ibv_qp *qp,
+			  enum ibv_event_type expected, const char **got)
+{
+	struct pollfd pfd = { .fd = env->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event event;
+	bool seen = false;
+
+	*got = "none";
+	while (!seen && poll(&pfd, 1, POLL_SECONDS * 1000) == 1) {
+		if (ibv_get_async_event(env->ctx, &event))
+			die("ibv_get_async_event");
+		*got = ibv_event_type_str(event.event_type);
+		seen = event.event_type == expected && event.element.qp == qp;
+		ibv_ack_async_event(&event);
+	}
+	return seen;
+}
+
 /* Post @wr on a fresh pair; check the requester's completion status. */
 static void remote_error_case(struct env *env, const char *what,
 			      struct ibv_send_wr *wr,
@@ -198,7 +221,9 @@ static void remote_error_case(struct env *env, const char *what,
 {
 	struct ibv_send_wr *bad_wr;
 	struct end req, resp;
+	const char *event;
 	struct ibv_wc wc;
+	bool seen;
 	int ret;
 
 	connect_pair(env, &req, &resp);
@@ -216,6 +241,9 @@ static void remote_error_case(struct env *env, const char *what,
 	check(buf_is(env->target, BUF_SIZE, PATTERN) &&
 	      buf_is(env->plain, BUF_SIZE, PATTERN),
 	      "%s: responder memory unchanged", what);
+	seen = qp_event_seen(env, resp.qp, IBV_EVENT_QP_ACCESS_ERR, &event);
+	check(seen, "%s: responder QP event '%s' (expected '%s')", what, event,
+	      ibv_event_type_str(IBV_EVENT_QP_ACCESS_ERR));
 	destroy_end(&req);
 	destroy_end(&resp);
 }
