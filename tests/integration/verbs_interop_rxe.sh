@@ -68,8 +68,35 @@ one_direction() {
 	rping_check "rping_$srv_dev" "$server" $((port + 6)) 4096
 }
 
+# ext_check: while stellar (VM b) writes to rxe, the stellar QP offers its
+# wire extensions but, rxe never accepting them, stays standard
+# (Documentation/wire-extensions.rst).
+ext_check() {
+	local snap=$STELLAR_OUT/qps-during-write.txt watcher
+
+	if [ "$STELLAR_ROLE" = b ]; then
+		: >"$snap"
+		(for _ in $(seq 150); do
+			cat /proc/stellar/stellar0/qps >>"$snap"
+			sleep 0.1
+		done) &
+		watcher=$!
+	fi
+	perftest_pair write_bw_ext_check a "$dev" "$gid" 18990 120 \
+		ib_write_bw -n 400
+	[ "$STELLAR_ROLE" = b ] || return 0
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+	grep -q '^ext_offered: 1' "$snap" ||
+		fail "no snapshot of the stellar RC QP offering its extensions"
+	assert_eq "$(grep -c '^ext_on: 1' "$snap" || true)" 0 \
+		"snapshots with the extensions on against rxe"
+	log "stellar QP against rxe: extensions offered, never used"
+}
+
 one_direction a 18900
 one_direction b 18950
+ext_check
 
 barrier interop-done
 if [ "$STELLAR_ROLE" = a ]; then
