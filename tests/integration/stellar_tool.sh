@@ -140,7 +140,7 @@ wait_for 20 qp_listed
 run_tool 0 qps --device stellar0
 assert_contains "$OUT" "    tx_packets: 0" "qps counters"
 assert_contains "$OUT" "    retransmits: 0" "qps counters"
-qpn=$(echo "$OUT" | awk '/^qp / { sub(":", "", $2); print $2; exit }')
+qpn=$(echo "$OUT" | awk '/^qp .* type RC / { sub(":", "", $2); print $2; exit }')
 run_tool 0 -j qps --device stellar0 --qp "$qpn"
 assert_eq "$(echo "$OUT" | jq -c '[.[] | {qpn, type, state, n: (.counters | has("naks_sent") and has("drop_window"))}]')" \
 	"[{\"qpn\":$qpn,\"type\":\"RC\",\"state\":\"INIT\",\"n\":true}]" "qps --json --qp"

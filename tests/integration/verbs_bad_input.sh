@@ -34,7 +34,7 @@ assert_eq "$(grep -c '^ok: ' "$STELLAR_OUT/verbs_bad.log")" 33 "checks that pass
 
 # user_resources KIND: lines of "rdma resource show KIND" owned by a process.
 user_resources() {
-	rdma resource show "$1" dev stellar0 | grep -v 'comm \[' || true
+	rdma resource show "$1" | grep -w 'stellar0\(/1\)\?' | grep -v 'comm \[' || true
 }
 
 log "a process killed in the middle of a transfer"
