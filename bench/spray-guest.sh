@@ -41,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--rate) RATE=$2; shift ;;
 	--paths) PATHS=$2; shift ;;
 	--topology) TOPOLOGY=$2; shift ;;
+	'') ;;	# the harness passes an empty argument when there are none
 	*) fail "bench/spray-guest.sh: unknown argument '$1'" ;;
 	esac
 	shift

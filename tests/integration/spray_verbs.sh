@@ -30,7 +30,15 @@
 TOOL=$STELLAR_REPO/tools/stellar-tool
 [ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
 RATE=${SPRAY_RATE:-100mbit}
-TOPOLOGIES=${*:-ecmp bond}
+TOPOLOGIES=()
+for arg in "$@"; do
+	case "$arg" in
+	'') ;;	# the harness passes an empty argument when there are none
+	ecmp | bond) TOPOLOGIES+=("$arg") ;;
+	*) fail "unknown topology '$arg' (ecmp, bond)" ;;
+	esac
+done
+[ "${#TOPOLOGIES[@]}" -gt 0 ] || TOPOLOGIES=(ecmp bond)
 PORT=19000
 SPREAD_FAILS=()
 
@@ -198,12 +206,9 @@ ecmp_down() {
 }
 
 stellar_load spray_paths=4
-for topo in $TOPOLOGIES; do
-	case "$topo" in
-	ecmp) run_topology ecmp; ecmp_down ;;
-	bond) run_topology bond ;;
-	*) fail "unknown topology '$topo' (ecmp, bond)" ;;
-	esac
+for topo in "${TOPOLOGIES[@]}"; do
+	run_topology "$topo"
+	[ "$topo" != ecmp ] || ecmp_down
 done
 stellar_unload
 
@@ -211,4 +216,4 @@ if [ "${#SPREAD_FAILS[@]}" -gt 0 ]; then
 	printf '  %s\n' "${SPREAD_FAILS[@]}"
 	fail "${#SPREAD_FAILS[@]} runs were not spread over several links and paths (data checks all passed)"
 fi
-log "spray: data checks passed and traffic spread over the links"
+log "spray (${TOPOLOGIES[*]}): data checks passed and traffic spread over the links"
