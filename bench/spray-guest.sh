@@ -71,13 +71,17 @@ measured() {
 
 # --- rx sampling on VM a ------------------------------------------------
 
-# sampler_start NAME SECONDS: sample the links' rx bytes every 100 ms
-# into $STELLAR_OUT/NAME.samples ("monotonic-seconds bytes-per-link...").
+# sampler_start NAME SECONDS [DEV...]: sample the rx bytes of DEVs (by
+# default the topology's links) every 100 ms into $STELLAR_OUT/NAME.samples
+# ("monotonic-seconds bytes-per-link...").
 sampler_start() {
 	local name=$1 seconds=$2
+	local -a devs
 
-	# shellcheck disable=SC2046 # one argument per link
-	python3 - "$seconds" $(mp_link_devs) >"$STELLAR_OUT/$name.samples" <<'EOF' &
+	shift 2
+	devs=("$@")
+	[ "${#devs[@]}" -gt 0 ] || mapfile -t devs < <(mp_link_devs)
+	python3 - "$seconds" "${devs[@]}" >"$STELLAR_OUT/$name.samples" <<'EOF' &
 import sys, time
 seconds, devs = float(sys.argv[1]), sys.argv[2:]
 def rx():
@@ -144,8 +148,9 @@ bench_link() {
 	next_port
 	srv=(iperf3 -s -1 -p "$PORT")
 	cli=(iperf3 -c "10.1.0.1" -B "10.1.0.2" -p "$PORT" -t "$IPERF_SECONDS"
-		-u -b 0 -l 1472)
-	[ "$STELLAR_ROLE" = a ] && sampler_start link $((IPERF_SECONDS + 4))
+		-u -b 0 -l 1472 -J)
+	[ "$STELLAR_ROLE" = a ] &&
+		sampler_start link $((IPERF_SECONDS + 4)) "$(link_dev 1)"
 	measured pair_run link a "tcp:$PORT" $((IPERF_SECONDS + 60)) srv cli
 	if [ "$STELLAR_ROLE" = a ]; then
 		wait "$SAMPLER" || true
