@@ -31,13 +31,13 @@
 RATE=50mbit
 PATHS=16
 TOPOLOGY=bond
-BW_ITERS=2000
+BW_SECONDS=10
 FAIL_SECONDS=20
 FAIL_AT=6
 IPERF_SECONDS=5
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) BW_ITERS=600; FAIL_SECONDS=12; FAIL_AT=4; IPERF_SECONDS=3 ;;
+	--quick) BW_SECONDS=5; FAIL_SECONDS=12; FAIL_AT=4; IPERF_SECONDS=3 ;;
 	--rate) RATE=$2; shift ;;
 	--paths) PATHS=$2; shift ;;
 	--topology) TOPOLOGY=$2; shift ;;
@@ -184,17 +184,17 @@ print("%.3f" % (bps / 8 / 1048576))' "$STELLAR_OUT/link.log")" MiB/s
 
 # --- RDMA runs ------------------------------------------------------------
 
-# bw CONFIG TEST DEV GID: single-QP ib_write_bw, 64 KB; rate and links.
+# bw CONFIG TEST DEV GID: single-QP ib_write_bw -D, 64 KB; rate and links.
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 bw() {
 	local config=$1 test=$2 dev=$3 gid=$4 name=${1}_$2 value=failed res
 	local -a srv cli
 
 	next_port
-	srv=(ib_write_bw -s 65536 -n "$BW_ITERS" -d "$dev" -x "$gid" -p "$PORT")
+	srv=(ib_write_bw -s 65536 -D "$BW_SECONDS" -d "$dev" -x "$gid" -p "$PORT")
 	cli=("${srv[@]}" "$MP_PEER_IP")
 	[ "$STELLAR_ROLE" = a ] && sampler_start "$name" 900
-	measured pair_run "$name" a "tcp:$PORT" 600 srv cli
+	measured pair_run "$name" a "tcp:$PORT" $((BW_SECONDS + 120)) srv cli
 	if [ "$STELLAR_ROLE" = a ]; then
 		kill "$SAMPLER" 2>/dev/null || true
 		wait "$SAMPLER" 2>/dev/null || true
