@@ -41,6 +41,9 @@ done
 [ "${#TOPOLOGIES[@]}" -gt 0 ] || TOPOLOGIES=(ecmp bond)
 PORT=19000
 SPREAD_FAILS=()
+# A run may take up to RUN_SECONDS; the other VM waits for it that long.
+RUN_SECONDS=240
+STELLAR_BARRIER_TIMEOUT=$((RUN_SECONDS + 60))
 
 modprobe -a sch_tbf sch_netem
 
@@ -116,7 +119,7 @@ pair() {
 	srv=("$@")
 	cli=("$@" "$MP_PEER_IP")
 	spread_snapshot
-	pair_run "$name" b "$ready" 600 srv cli
+	pair_run "$name" b "$ready" "$RUN_SECONDS" srv cli
 	check_spread "$name"
 }
 
@@ -139,7 +142,7 @@ rping_check() {
 	cli=(rping -c -v -V -C "$count" -S 4096 -I "$MP_IP" -a "$MP_PEER_IP"
 		-p "$PORT")
 	spread_snapshot
-	pair_run "$name" b "cm:$PORT" 600 srv cli
+	pair_run "$name" b "cm:$PORT" "$RUN_SECONDS" srv cli
 	check_spread "$name"
 	[ "$PAIR_ROLE" = client ] || return 0
 	assert_not_contains "$(cat "$PAIR_LOG")" mismatch "$name output"
