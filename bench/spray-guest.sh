@@ -75,12 +75,15 @@ measured() {
 # default the topology's links) every 100 ms into $STELLAR_OUT/NAME.samples
 # ("monotonic-seconds bytes-per-link...").
 sampler_start() {
-	local name=$1 seconds=$2
+	local name=$1 seconds=$2 list
 	local -a devs
 
 	shift 2
 	devs=("$@")
-	[ "${#devs[@]}" -gt 0 ] || mapfile -t devs < <(mp_link_devs)
+	if [ "${#devs[@]}" = 0 ]; then
+		list=$(mp_link_devs)	# no /dev/fd in the guest: no <(...)
+		mapfile -t devs <<<"$list"
+	fi
 	python3 - "$seconds" "${devs[@]}" >"$STELLAR_OUT/$name.samples" <<'EOF' &
 import sys, time
 seconds, devs = float(sys.argv[1]), sys.argv[2:]
