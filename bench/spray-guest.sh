@@ -31,16 +31,17 @@
 RATE=50mbit
 PATHS=16
 TOPOLOGY=bond
-BW_ITERS=2000
+BW_SECONDS=10
 FAIL_SECONDS=20
 FAIL_AT=6
 IPERF_SECONDS=5
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) BW_ITERS=600; FAIL_SECONDS=12; FAIL_AT=4; IPERF_SECONDS=3 ;;
+	--quick) BW_SECONDS=5; FAIL_SECONDS=12; FAIL_AT=4; IPERF_SECONDS=3 ;;
 	--rate) RATE=$2; shift ;;
 	--paths) PATHS=$2; shift ;;
 	--topology) TOPOLOGY=$2; shift ;;
+	'') ;;	# the harness passes an empty argument when there are none
 	*) fail "bench/spray-guest.sh: unknown argument '$1'" ;;
 	esac
 	shift
@@ -70,13 +71,20 @@ measured() {
 
 # --- rx sampling on VM a ------------------------------------------------
 
-# sampler_start NAME SECONDS: sample the links' rx bytes every 100 ms
-# into $STELLAR_OUT/NAME.samples ("monotonic-seconds bytes-per-link...").
+# sampler_start NAME SECONDS [DEV...]: sample the rx bytes of DEVs (by
+# default the topology's links) every 100 ms into $STELLAR_OUT/NAME.samples
+# ("monotonic-seconds bytes-per-link...").
 sampler_start() {
-	local name=$1 seconds=$2
+	local name=$1 seconds=$2 list
+	local -a devs
 
-	# shellcheck disable=SC2046 # one argument per link
-	python3 - "$seconds" $(mp_link_devs) >"$STELLAR_OUT/$name.samples" <<'EOF' &
+	shift 2
+	devs=("$@")
+	if [ "${#devs[@]}" = 0 ]; then
+		list=$(mp_link_devs)	# no /dev/fd in the guest: no <(...)
+		mapfile -t devs <<<"$list"
+	fi
+	python3 - "$seconds" "${devs[@]}" >"$STELLAR_OUT/$name.samples" <<'EOF' &
 import sys, time
 seconds, devs = float(sys.argv[1]), sys.argv[2:]
 def rx():
@@ -143,8 +151,9 @@ bench_link() {
 	next_port
 	srv=(iperf3 -s -1 -p "$PORT")
 	cli=(iperf3 -c "10.1.0.1" -B "10.1.0.2" -p "$PORT" -t "$IPERF_SECONDS"
-		-u -b 0 -l 1472)
-	[ "$STELLAR_ROLE" = a ] && sampler_start link $((IPERF_SECONDS + 4))
+		-u -b 0 -l 1472 -J)
+	[ "$STELLAR_ROLE" = a ] &&
+		sampler_start link $((IPERF_SECONDS + 4)) "$(link_dev 1)"
 	measured pair_run link a "tcp:$PORT" $((IPERF_SECONDS + 60)) srv cli
 	if [ "$STELLAR_ROLE" = a ]; then
 		wait "$SAMPLER" || true
@@ -178,17 +187,17 @@ print("%.3f" % (bps / 8 / 1048576))' "$STELLAR_OUT/link.log")" MiB/s
 
 # --- RDMA runs ------------------------------------------------------------
 
-# bw CONFIG TEST DEV GID: single-QP ib_write_bw, 64 KB; rate and links.
+# bw CONFIG TEST DEV GID: single-QP ib_write_bw -D, 64 KB; rate and links.
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 bw() {
 	local config=$1 test=$2 dev=$3 gid=$4 name=${1}_$2 value=failed res
 	local -a srv cli
 
 	next_port
-	srv=(ib_write_bw -s 65536 -n "$BW_ITERS" -d "$dev" -x "$gid" -p "$PORT")
+	srv=(ib_write_bw -s 65536 -D "$BW_SECONDS" -d "$dev" -x "$gid" -p "$PORT")
 	cli=("${srv[@]}" "$MP_PEER_IP")
 	[ "$STELLAR_ROLE" = a ] && sampler_start "$name" 900
-	measured pair_run "$name" a "tcp:$PORT" 600 srv cli
+	measured pair_run "$name" a "tcp:$PORT" $((BW_SECONDS + 120)) srv cli
 	if [ "$STELLAR_ROLE" = a ]; then
 		kill "$SAMPLER" 2>/dev/null || true
 		wait "$SAMPLER" 2>/dev/null || true

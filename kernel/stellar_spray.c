@@ -7,8 +7,8 @@
  * credit, which then pays the sum of the weights.  The scan starts at
  * (PSN + per-QP shift), so with equal weights the choice is a plain
  * rotation keyed by PSN.  Weights follow what acknowledgements and losses
- * say of a path: a path slower than the fastest one gets a proportionally
- * smaller share, every level of congestion (ECN marks, losses; at most one
+ * say of a path: a path clearly slower than the fastest one (by more than
+ * a quarter) gets a proportionally smaller share, every level of congestion (ECN marks, losses; at most one
  * level per RTT, decaying after a few clean RTTs) halves it, and
  * STELLAR_SPRAY_FAIL_LOSSES losses in a row take the path out.  A failed
  * path carries a single probe packet after an exponentially growing wait;
@@ -24,6 +24,8 @@
 #define STELLAR_SPRAY_DECAY_RTTS	8
 /* ...but not faster than this. */
 #define STELLAR_SPRAY_DECAY_MIN_US	1000
+/* RTTs within 1 + 1/this of the fastest path's count as equal. */
+#define STELLAR_SPRAY_RTT_SLACK_DIV	4
 /* Failures in a row that still double the probe wait. */
 #define STELLAR_SPRAY_BACKOFF_MAX	10
 
@@ -84,14 +86,20 @@ static u32 spray_min_srtt(const struct stellar_spray *s)
 	return best;
 }
 
+/*
+ * Full weight up to STELLAR_SPRAY_RTT_SLACK times the fastest path's RTT
+ * (so that RTT noise does not skew equal paths), inversely proportional
+ * to the RTT beyond that; halved per congestion level.
+ */
 static u8 spray_weight(const struct stellar_spray_path *p, u32 min_srtt)
 {
 	u32 weight = STELLAR_SPRAY_WEIGHT_MAX;
+	u32 slack = min_srtt + min_srtt / STELLAR_SPRAY_RTT_SLACK_DIV;
 
 	if (!spray_is_active(p))
 		return 0;
-	if (min_srtt && p->srtt_us)
-		weight = (weight * min_srtt + p->srtt_us / 2) / p->srtt_us;
+	if (min_srtt && p->srtt_us > slack)
+		weight = (weight * slack + p->srtt_us / 2) / p->srtt_us;
 	weight >>= p->cong_level;
 	return spray_max(weight, 1);
 }

@@ -248,7 +248,8 @@ static void spray_show_paths(struct seq_file *m,
 {
 	u32 i;
 
-	seq_puts(m, "  path  qps active failed probing      packets          bytes retransmits     losses  ecn_marks  srtt_us state\n");
+	if (snap->nr_paths)
+		seq_puts(m, "  path  qps active failed probing      packets          bytes retransmits     losses  ecn_marks  srtt_us state\n");
 	for (i = 0; i < snap->nr_paths; i++) {
 		const struct stellar_spray_path_sum *sum = &snap->path[i];
 

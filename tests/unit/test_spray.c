@@ -167,12 +167,28 @@ static void test_weights_follow_rtt(void **state)
 	(void)state;
 	ack_all(s, rtt, T0);
 	assert_int_equal(s->path[0].weight, STELLAR_SPRAY_WEIGHT_MAX);
-	assert_int_equal(s->path[1].weight, STELLAR_SPRAY_WEIGHT_MAX / 4);
-	/* Shares 16 : 4 : 4 : 4 of 28. */
-	count_picks(s, 0, 2800, T0, per_path);
+	/* 16 * 125 / 400: proportional beyond the 25% slack. */
+	assert_int_equal(s->path[1].weight, 5);
+	/* Shares 16 : 5 : 5 : 5 of 31. */
+	count_picks(s, 0, 3100, T0, per_path);
 	assert_int_equal(per_path[0], 1600);
-	assert_int_equal(per_path[1], 400);
-	assert_int_equal(per_path[3], 400);
+	assert_int_equal(per_path[1], 500);
+	assert_int_equal(per_path[3], 500);
+	free(s);
+}
+
+static void test_rtt_noise_ignored(void **state)
+{
+	static const u32 rtt[4] = { 100, 110, 124, 125 };
+	struct stellar_spray *s = new_spray(4, 0);
+	u32 i;
+
+	(void)state;
+	ack_all(s, rtt, T0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(s->path[i].weight, STELLAR_SPRAY_WEIGHT_MAX);
+	stellar_spray_acked(s, 3, 200, false, T0);	/* srtt 134 */
+	assert_int_equal(s->path[3].weight, 15);	/* 16 * 125 / 134 */
 	free(s);
 }
 
@@ -441,6 +457,44 @@ static void test_rto_from_rtt(void **state)
 	free(s);
 }
 
+/*
+ * 16 paths that a hash put 7/4/3/2 on 4 equal links; a link's RTT grows
+ * with the queue of the traffic beyond its fair share, as on a saturated
+ * link.  The weights must even the links out.
+ */
+static void test_weights_balance_uneven_hash(void **state)
+{
+	static const u32 link_of[16] = { 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+					 2, 2, 2, 3, 3 };
+	struct stellar_spray *s = new_spray(16, 5);
+	double worst = 0, least = 1;
+	u64 now = T0;
+	u32 round, i;
+
+	(void)state;
+	for (round = 0; round < 60; round++, now += 1000) {
+		double share[4] = { 0 };
+
+		for (i = 0; i < 1600; i++)
+			share[link_of[stellar_spray_pick(s, round * 1600 + i,
+							 now)]] += 1.0 / 1600;
+		for (i = 0; i < 16; i++) {
+			double over = share[link_of[i]] - 0.25;
+
+			stellar_spray_acked(s, i, 100 + (over > 0 ? 20000 * over : 0),
+					    false, now);
+		}
+		for (i = 0; i < 4 && round >= 30; i++) {
+			worst = share[i] > worst ? share[i] : worst;
+			least = share[i] < least ? share[i] : least;
+		}
+	}
+	/* Plain rotation would give 0.44 and 0.125. */
+	assert_true(worst <= 0.31);
+	assert_true(least >= 0.19);
+	free(s);
+}
+
 /* Random events never produce an out-of-range path or a FAILED pick. */
 static void test_random_events(void **state)
 {
@@ -485,9 +539,11 @@ int main(void)
 		cmocka_unit_test(test_single_path),
 		cmocka_unit_test(test_weights_follow_rtt),
 		cmocka_unit_test(test_rtt_smoothing),
+		cmocka_unit_test(test_rtt_noise_ignored),
 		cmocka_unit_test(test_ecn_halves_then_decays),
 		cmocka_unit_test(test_congestion_level_bounded),
 		cmocka_unit_test(test_loss_lowers_weight),
+		cmocka_unit_test(test_weights_balance_uneven_hash),
 		cmocka_unit_test(test_fails_after_few_losses),
 		cmocka_unit_test(test_probe_after_retry_at),
 		cmocka_unit_test(test_unanswered_probe_fails),

@@ -92,12 +92,10 @@ _mp_sysctl() {
 # Reverse path filtering would drop packets of a flow that arrive on
 # another link than the one its replies leave on.
 _mp_no_rp_filter() {
-	local ns=${1:-} dev
+	local ns=${1:-} conf
 
-	_mp_sysctl "$ns" net.ipv4.conf.all.rp_filter 0
-	_mp_sysctl "$ns" net.ipv4.conf.default.rp_filter 0
-	for dev in $($(_mp_ns "$ns") ls /sys/class/net); do
-		_mp_sysctl "$ns" "net.ipv4.conf.$dev.rp_filter" 0
+	for conf in $($(_mp_ns "$ns") ls /proc/sys/net/ipv4/conf); do
+		_mp_sysctl "$ns" "net.ipv4.conf.$conf.rp_filter" 0
 	done
 }
 
