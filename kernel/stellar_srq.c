@@ -4,6 +4,7 @@
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
@@ -269,8 +270,6 @@ static int stellar_srq_resize(struct stellar_srq *srq, u32 max_wr,
 	unsigned long flags;
 	int ret;
 
-	if (max_wr < 1 || max_wr > STELLAR_MAX_SRQ_WR)
-		return -EINVAL;
 	ret = stellar_srq_resize_response(udata, &response);
 	if (ret)
 		return ret;
@@ -278,10 +277,6 @@ static int stellar_srq_resize(struct stellar_srq *srq, u32 max_wr,
 				 &resp.rq);
 	if (ret)
 		return ret;
-	if (READ_ONCE(srq->limit) >= ring.num_entries) {
-		ret = -EINVAL;
-		goto out;
-	}
 	/* Before the swap: the process must be able to find the new ring. */
 	if (response && copy_to_user(response, &resp, sizeof(resp))) {
 		ret = -EFAULT;
@@ -299,24 +294,37 @@ out:
 	return ret;
 }
 
+/*
+ * Everything is checked before anything changes: the limit (new or armed)
+ * must stay below the ring size (new or current).
+ */
 int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct stellar_srq *srq = to_ssrq(ibsrq);
+	u32 entries = srq->rq.num_entries;
+	u32 limit = READ_ONCE(srq->limit);
 	int ret;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
 	if (mask & IB_SRQ_MAX_WR) {
+		if (attr->max_wr < 1 || attr->max_wr > STELLAR_MAX_SRQ_WR)
+			return -EINVAL;
+		entries = roundup_pow_of_two(attr->max_wr);
+	}
+	if (mask & IB_SRQ_LIMIT)
+		limit = attr->srq_limit;
+	if (limit >= entries)
+		return -EINVAL;
+
+	if (mask & IB_SRQ_MAX_WR) {
 		ret = stellar_srq_resize(srq, attr->max_wr, udata);
 		if (ret)
 			return ret;
 	}
-	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit >= srq->rq.num_entries)
-			return -EINVAL;
-		WRITE_ONCE(srq->limit, attr->srq_limit);
-	}
+	if (mask & IB_SRQ_LIMIT)
+		WRITE_ONCE(srq->limit, limit);
 	return 0;
 }
 

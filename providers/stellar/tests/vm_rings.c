@@ -485,6 +485,25 @@ static void test_srq_resize(struct env *env)
 	check(posted == 64, "SRQ resized twice: room for %d more, expected 64",
 	      posted);
 	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
+
+	/* Shrinking with a new, lower limit in the same call is fine. */
+	srq = ibv_create_srq(env->pd, &init);
+	if (!srq)
+		die("ibv_create_srq");
+	attr.srq_limit = 12;
+	check(!ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), "SRQ limit 12");
+	attr.max_wr = 8;
+	attr.srq_limit = 4;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
+	check(!ret, "SRQ resize to 8 with new limit 4 (%d)", ret);
+	attr.max_wr = 4;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(ret == EINVAL, "SRQ resize to 4, limit 4: EINVAL (%d)", ret);
+	ret = ibv_query_srq(srq, &attr);
+	check(!ret && attr.max_wr == 8 && attr.srq_limit == 4,
+	      "SRQ: max_wr %u limit %u, nothing changed by the refusal (%d)",
+	      attr.max_wr, attr.srq_limit, ret);
+	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
 }
 
 static struct ibv_ah *create_ah(struct env *env)
