@@ -374,6 +374,7 @@ int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int stellar_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int stellar_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int stellar_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int stellar_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 /* stellar_qp.c */
 int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -179,3 +179,83 @@ int stellar_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->queue.lock, irqflags);
 	return missed;
 }
+
+/*
+ * Copy the completions the consumer has not taken into @ring, at the same
+ * free-running indexes, and hand it the counters.  Called with the CQ
+ * lock held.
+ *
+ * Return: 0, or -EINVAL if they do not fit (or the consumer counter a
+ * process wrote is corrupt).
+ */
+static int stellar_cq_move_entries(struct stellar_cq *cq,
+				   struct stellar_queue *ring)
+{
+	u32 consumer = stellar_queue_consumer(&cq->queue);
+	u32 used = cq->producer - consumer;
+	u32 i;
+
+	if (used > cq->queue.num_entries || used > ring->num_entries)
+		return -EINVAL;
+	for (i = consumer; i != cq->producer; i++)
+		memcpy(stellar_queue_entry(ring, i),
+		       stellar_queue_entry(&cq->queue, i),
+		       sizeof(struct stellar_cqe));
+	ring->ring->consumer = consumer;
+	ring->ring->producer = cq->producer;
+	return 0;
+}
+
+/**
+ * stellar_resize_cq() - give a CQ a ring of another size
+ * @ibcq: the completion queue
+ * @cqe: entries wanted
+ * @udata: for a user CQ, receives struct stellar_resize_cq_resp
+ *
+ * Completions not yet polled move to the new ring in order; the old ring
+ * is no longer written.  A process must stop polling while this runs (the
+ * provider holds its CQ lock) and poll the new ring afterwards.
+ *
+ * Context: process.
+ * Return: 0 or a negative errno; -EINVAL if @cqe is out of range or less
+ * than the number of completions not yet polled.
+ */
+int stellar_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct stellar_cq *cq = to_scq(ibcq);
+	struct stellar_resize_cq_resp resp = {};
+	struct stellar_queue ring;
+	unsigned long flags;
+	int ret;
+
+	if (cqe < 1 || cqe > STELLAR_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+
+	ret = stellar_queue_init(&ring, udata, cqe, sizeof(struct stellar_cqe),
+				 &resp.cq);
+	if (ret)
+		return ret;
+	/*
+	 * Before the swap: once the kernel writes the new ring, the
+	 * process must be able to find it.
+	 */
+	if (udata) {
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto out;
+	}
+
+	spin_lock_irqsave(&cq->queue.lock, flags);
+	ret = stellar_cq_move_entries(cq, &ring);
+	if (!ret) {
+		stellar_queue_swap_ring(&cq->queue, &ring);
+		ibcq->cqe = cq->queue.num_entries;
+	}
+	spin_unlock_irqrestore(&cq->queue.lock, flags);
+out:
+	/* The old ring after a swap, else the one just allocated. */
+	stellar_queue_free(&ring);
+	return ret;
+}

@@ -137,3 +137,21 @@ void stellar_mmap_free(struct rdma_user_mmap_entry *rdma)
 	vfree(entry->buf);
 	kfree(entry);
 }
+
+/**
+ * stellar_queue_swap_ring() - exchange the rings of two queues
+ * @q: a queue in use; the caller holds its lock
+ * @other: a queue from stellar_queue_init() that no one else can see
+ *
+ * The locks stay where they are: @q keeps serialising its (new) ring,
+ * and @other ends up holding the old ring, for stellar_queue_free().
+ */
+void stellar_queue_swap_ring(struct stellar_queue *q,
+			     struct stellar_queue *other)
+{
+	swap(q->ring, other->ring);
+	swap(q->num_entries, other->num_entries);
+	swap(q->entry_size, other->entry_size);
+	swap(q->size, other->size);
+	swap(q->mmap_entry, other->mmap_entry);
+}

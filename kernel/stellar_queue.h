@@ -39,6 +39,8 @@ int stellar_queue_init(struct stellar_queue *q, struct ib_udata *udata,
 		       u32 min_entries, u32 entry_size,
 		       struct stellar_ring_info *info);
 void stellar_queue_free(struct stellar_queue *q);
+void stellar_queue_swap_ring(struct stellar_queue *q,
+			     struct stellar_queue *other);
 
 /* Entry at free-running index @index. */
 static inline void *stellar_queue_entry(const struct stellar_queue *q,

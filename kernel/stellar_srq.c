@@ -4,6 +4,7 @@
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
@@ -138,6 +139,8 @@ static void stellar_srq_limit_event(struct stellar_srq *srq)
  */
 int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe)
 {
+	unsigned long flags;
+	bool below = false;
 	u32 limit;
 	int ret;
 
@@ -146,9 +149,13 @@ int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe)
 	if (ret == -ENOENT)
 		return ret;
 	limit = READ_ONCE(srq->limit);
-	if (limit &&
-	    stellar_queue_pending(&srq->rq, READ_ONCE(srq->consumer)) < limit &&
-	    cmpxchg(&srq->limit, limit, 0) == limit)
+	if (limit) {
+		/* The lock keeps a resize from freeing the ring under us. */
+		spin_lock_irqsave(&srq->rq.lock, flags);
+		below = stellar_queue_pending(&srq->rq, srq->consumer) < limit;
+		spin_unlock_irqrestore(&srq->rq.lock, flags);
+	}
+	if (below && cmpxchg(&srq->limit, limit, 0) == limit)
 		stellar_srq_limit_event(srq);
 	return ret;
 }
@@ -203,19 +210,121 @@ err_queue:
 	return ret;
 }
 
+/*
+ * Copy the receive requests not yet taken into @ring, at the same
+ * free-running indexes, and hand it the counters.  Called with the SRQ's
+ * ring lock held.
+ *
+ * Return: 0, or -EINVAL if they do not fit (or the producer counter a
+ * process wrote is corrupt).
+ */
+static int stellar_srq_move_entries(struct stellar_srq *srq,
+				    struct stellar_queue *ring)
+{
+	u32 producer = stellar_queue_producer(&srq->rq);
+	u32 pending = producer - srq->consumer;
+	u32 i;
+
+	if (pending > srq->rq.num_entries || pending > ring->num_entries)
+		return -EINVAL;
+	for (i = srq->consumer; i != producer; i++)
+		memcpy(stellar_queue_entry(ring, i),
+		       stellar_queue_entry(&srq->rq, i), srq->rq.entry_size);
+	ring->ring->consumer = srq->consumer;
+	ring->ring->producer = producer;
+	return 0;
+}
+
+/* Where a process wants the new ring described; NULL for kernel SRQs. */
+static int stellar_srq_resize_response(struct ib_udata *udata,
+				       void __user **response)
+{
+	struct stellar_modify_srq_cmd cmd;
+	int ret;
+
+	*response = NULL;
+	if (!udata)
+		return 0;
+	if (udata->inlen < sizeof(cmd))
+		return -EINVAL;
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!cmd.response)
+		return -EINVAL;
+	*response = u64_to_user_ptr(cmd.response);
+	return 0;
+}
+
+/*
+ * Give an SRQ a ring of @max_wr entries; the receive requests not yet
+ * taken move to it in order.  A process must not post meanwhile (the
+ * provider holds its SRQ lock) and posts to the new ring afterwards.
+ */
+static int stellar_srq_resize(struct stellar_srq *srq, u32 max_wr,
+			      struct ib_udata *udata)
+{
+	struct stellar_modify_srq_resp resp = {};
+	struct stellar_queue ring;
+	void __user *response;
+	unsigned long flags;
+	int ret;
+
+	ret = stellar_srq_resize_response(udata, &response);
+	if (ret)
+		return ret;
+	ret = stellar_queue_init(&ring, udata, max_wr, srq->rq.entry_size,
+				 &resp.rq);
+	if (ret)
+		return ret;
+	/* Before the swap: the process must be able to find the new ring. */
+	if (response && copy_to_user(response, &resp, sizeof(resp))) {
+		ret = -EFAULT;
+		goto out;
+	}
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	ret = stellar_srq_move_entries(srq, &ring);
+	if (!ret)
+		stellar_queue_swap_ring(&srq->rq, &ring);
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+out:
+	/* The old ring after a swap, else the one just allocated. */
+	stellar_queue_free(&ring);
+	return ret;
+}
+
+/*
+ * Everything is checked before anything changes: the limit (new or armed)
+ * must stay below the ring size (new or current).
+ */
 int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct stellar_srq *srq = to_ssrq(ibsrq);
+	u32 entries = srq->rq.num_entries;
+	u32 limit = READ_ONCE(srq->limit);
+	int ret;
 
-	/* Resizing a ring the process has mapped is not supported. */
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
-	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit >= srq->rq.num_entries)
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		if (attr->max_wr < 1 || attr->max_wr > STELLAR_MAX_SRQ_WR)
 			return -EINVAL;
-		WRITE_ONCE(srq->limit, attr->srq_limit);
+		entries = roundup_pow_of_two(attr->max_wr);
 	}
+	if (mask & IB_SRQ_LIMIT)
+		limit = attr->srq_limit;
+	if (limit >= entries)
+		return -EINVAL;
+
+	if (mask & IB_SRQ_MAX_WR) {
+		ret = stellar_srq_resize(srq, attr->max_wr, udata);
+		if (ret)
+			return ret;
+	}
+	if (mask & IB_SRQ_LIMIT)
+		WRITE_ONCE(srq->limit, limit);
 	return 0;
 }
 

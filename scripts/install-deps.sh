@@ -14,6 +14,7 @@ PACKAGES=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libcmocka-dev sparse
 	nvme-cli fio python3 iperf3
+	qperf ucx-utils openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -205,4 +205,28 @@ struct stellar_create_ah_resp {
 	__u32 reserved;
 };
 
+/*
+ * Response to resize_cq: the CQ's new ring.  The kernel copies the
+ * completions not yet polled into it, keeping the producer and consumer
+ * counters, and stops writing the old ring, which the process unmaps.
+ */
+struct stellar_resize_cq_resp {
+	struct stellar_ring_info cq;
+};
+
+/*
+ * Driver data of modify_srq.  The command has no response buffer, so to
+ * change max_wr (IB_SRQ_MAX_WR) the process names, in response, where the
+ * kernel writes a struct stellar_modify_srq_resp describing the new ring.
+ * The kernel copies the receive requests not yet taken into it, keeping
+ * the counters, and stops reading the old ring.
+ */
+struct stellar_modify_srq_cmd {
+	__aligned_u64 response;		/* user address, 0 without IB_SRQ_MAX_WR */
+};
+
+struct stellar_modify_srq_resp {
+	struct stellar_ring_info rq;
+};
+
 #endif /* STELLAR_ABI_USER_H */

@@ -38,6 +38,7 @@ static const struct verbs_context_ops stellar_ctx_ops = {
 	.destroy_cq = stellar_destroy_cq,
 	.poll_cq = stellar_poll_cq,
 	.req_notify_cq = stellar_req_notify_cq,
+	.resize_cq = stellar_resize_cq,
 	.create_qp = stellar_create_qp,
 	.create_qp_ex = stellar_create_qp_ex,
 	.modify_qp = stellar_modify_qp,

@@ -183,6 +183,11 @@ struct stellar_create_cq_cmd_resp {
 	struct stellar_create_cq_resp drv;
 };
 
+struct stellar_resize_cq_cmd_resp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct stellar_resize_cq_resp drv;
+};
+
 struct stellar_create_qp_cmd_resp {
 	struct ib_uverbs_create_qp_resp ibv_resp;
 	struct stellar_create_qp_resp drv;
@@ -191,6 +196,12 @@ struct stellar_create_qp_cmd_resp {
 struct stellar_create_srq_cmd_resp {
 	struct ib_uverbs_create_srq_resp ibv_resp;
 	struct stellar_create_srq_resp drv;
+};
+
+/* IB_USER_VERBS_CMD_MODIFY_SRQ with the driver's request. */
+struct stellar_modify_srq_cmd_drv {
+	struct ibv_modify_srq ibv_cmd;
+	struct stellar_modify_srq_cmd drv;
 };
 
 struct stellar_create_ah_cmd_resp {
@@ -206,12 +217,21 @@ struct stellar_create_ah_cmd_resp {
 		       "padding around the driver data of " #wrapper)
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_cq_cmd_resp,
 			   ib_uverbs_create_cq_resp);
+STELLAR_ASSERT_RESP_LAYOUT(stellar_resize_cq_cmd_resp,
+			   ib_uverbs_resize_cq_resp);
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_qp_cmd_resp,
 			   ib_uverbs_create_qp_resp);
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_srq_cmd_resp,
 			   ib_uverbs_create_srq_resp);
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_ah_cmd_resp,
 			   ib_uverbs_create_ah_resp);
+
+_Static_assert(offsetof(struct stellar_modify_srq_cmd_drv, drv) ==
+	       sizeof(struct ibv_modify_srq) &&
+	       sizeof(struct stellar_modify_srq_cmd_drv) ==
+	       sizeof(struct ibv_modify_srq) +
+	       sizeof(struct stellar_modify_srq_cmd),
+	       "padding around the driver data of modify_srq");
 
 /* Fixed sizes of the ring formats (stellar-abi.h). */
 _Static_assert(sizeof(struct stellar_ring) == STELLAR_RING_HDR_SIZE,
@@ -257,6 +277,7 @@ struct ibv_cq *stellar_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *stellar_create_cq_ex(struct ibv_context *context,
 				       struct ibv_cq_init_attr_ex *attr);
 int stellar_destroy_cq(struct ibv_cq *cq);
+int stellar_resize_cq(struct ibv_cq *cq, int cqe);
 int stellar_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 struct ibv_qp *stellar_create_qp(struct ibv_pd *pd,

@@ -296,6 +296,42 @@ int stellar_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
+/*
+ * The kernel moves the completions not yet polled to a new ring and
+ * names it in the response; polling continues there at the same
+ * counter.  The CQ lock keeps pollers away from both rings meanwhile.
+ */
+int stellar_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct stellar_context *ctx = to_stellar_ctx(ibcq->context);
+	struct stellar_cq *cq = to_stellar_cq(ibcq);
+	struct stellar_resize_cq_cmd_resp resp = {};
+	struct ibv_resize_cq cmd = {};
+	struct stellar_uring old;
+	int ret;
+
+	if (cqe < 1)
+		return EINVAL;
+
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out;
+	old = cq->ring;
+	ret = stellar_map_ring(ctx, &cq->ring, &resp.drv.cq,
+			       sizeof(struct stellar_cqe), false);
+	if (ret) {
+		/* The kernel no longer writes the old ring: nothing to poll. */
+		stellar_err(&ctx->vctx, "CQ resized but its new ring is unusable");
+		goto out;
+	}
+	stellar_unmap_ring(&old);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
@@ -551,12 +587,52 @@ err_free:
 	return NULL;
 }
 
-int stellar_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+/*
+ * Changing max_wr gives the SRQ a new ring: the kernel moves the receive
+ * requests not yet taken into it and describes it in the response it
+ * writes to the address passed in the command.  The SRQ lock keeps
+ * posters away from both rings meanwhile.
+ */
+static int stellar_resize_srq(struct stellar_srq *srq,
+			      struct ibv_srq_attr *attr, int attr_mask)
+{
+	struct stellar_context *ctx = to_stellar_ctx(srq->ibv_srq.context);
+	struct stellar_modify_srq_resp resp = {};
+	struct stellar_modify_srq_cmd_drv cmd = {
+		.drv.response = (uintptr_t)&resp,
+	};
+	struct stellar_uring old;
+	int ret;
+
+	pthread_spin_lock(&srq->rq.lock);
+	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask,
+				 &cmd.ibv_cmd, sizeof(cmd));
+	if (ret)
+		goto out;
+	old = srq->rq.ring;
+	ret = stellar_map_ring(ctx, &srq->rq.ring, &resp.rq,
+			       old.entry_size, true);
+	if (ret) {
+		/* The kernel no longer reads the old ring: posting is over. */
+		stellar_err(&ctx->vctx, "SRQ resized but its new ring is unusable");
+		goto out;
+	}
+	stellar_unmap_ring(&old);
+out:
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
+}
+
+int stellar_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		       int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct stellar_modify_srq_cmd_drv cmd = {};
 
-	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return stellar_resize_srq(to_stellar_srq(ibsrq), attr,
+					  attr_mask);
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				  sizeof(cmd));
 }
 
 int stellar_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

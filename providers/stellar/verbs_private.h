@@ -330,6 +330,7 @@ STELLAR_DECLARE_WRITE_CMD(ibv_query_port, ib_uverbs_query_port);
 STELLAR_DECLARE_WRITE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 STELLAR_DECLARE_WRITE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+STELLAR_DECLARE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 STELLAR_DECLARE_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
@@ -400,6 +401,10 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* Sets cq->cqe from the response on success. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
@@ -547,6 +552,8 @@ STELLAR_ABI_OFFSET(ibv_query_port, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_alloc_pd, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_reg_mr, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_create_cq, core_payload, 8);
+STELLAR_ABI_SIZE(ibv_resize_cq, 24);
+STELLAR_ABI_OFFSET(ibv_resize_cq, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_create_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_modify_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_query_qp, core_payload, 8);
@@ -560,6 +567,7 @@ STELLAR_ABI_SIZE(ib_uverbs_get_context_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_alloc_pd_resp, 4);
 STELLAR_ABI_SIZE(ib_uverbs_reg_mr_resp, 12);
 STELLAR_ABI_SIZE(ib_uverbs_create_cq_resp, 8);
+STELLAR_ABI_SIZE(ib_uverbs_resize_cq_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_create_qp_resp, 32);
 STELLAR_ABI_SIZE(ib_uverbs_ex_query_device_resp, 304);
 STELLAR_ABI_SIZE(ib_uverbs_create_srq_resp, 16);

@@ -16,6 +16,12 @@
  *    and through ibv_start_poll, over many wraps of a 4-entry CQ ring;
  *  - a full RQ/SRQ/SQ ring reports ENOMEM, bad SGE counts EINVAL;
  *  - a completion channel event fires for an armed CQ;
+ *  - ibv_resize_cq with completions pending keeps all of them, in order,
+ *    and the kernel goes on writing the new ring; shrinking below the
+ *    number pending, to 0 entries or past the device limit is EINVAL;
+ *  - ibv_modify_srq(IBV_SRQ_MAX_WR) keeps the posted receives' counters
+ *    (the room left is exact) and refuses sizes below what is posted or
+ *    below the armed limit;
  *  - ibv_post_recv, ibv_post_srq_recv, ibv_poll_cq and the ibv_start_poll
  *    family run in a thread under SECCOMP_MODE_STRICT (any system call
  *    other than read/write/exit kills the thread).  ibv_post_send is not
@@ -134,7 +140,7 @@ static int post_recvs(struct env *env, struct ibv_qp *qp, uint64_t first_id,
 	return 0;
 }
 
-/* Polls until count completions arrived or ~2 s passed. */
+/* Polls until count completions arrived (no more) or ~2 s passed. */
 static int poll_flushes(struct ibv_cq *cq, struct ibv_qp *qp,
 			uint64_t first_id, int count)
 {
@@ -142,7 +148,8 @@ static int poll_flushes(struct ibv_cq *cq, struct ibv_qp *qp,
 	int got = 0, n, i, tries;
 
 	for (tries = 0; got < count && tries < 2000; tries++) {
-		n = ibv_poll_cq(cq, RING_WRS, wc);
+		n = ibv_poll_cq(cq, count - got < RING_WRS ? count - got :
+				RING_WRS, wc);
 		if (n < 0)
 			return -1;
 		for (i = 0; i < n; i++, got++)
@@ -241,6 +248,89 @@ static void test_recv_flush(struct env *env, bool use_cq_ex)
 		die("ibv_destroy_cq");
 }
 
+/* An RC QP in INIT with @count receives posted (wr_id first_id...). */
+static struct ibv_qp *qp_with_recvs(struct env *env, struct ibv_cq *cq,
+				    uint64_t first_id, int count)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = count,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(env->pd, &attr);
+
+	if (!qp)
+		die("ibv_create_qp");
+	if (qp_to_init(qp))
+		die("modify_qp INIT");
+	if (post_recvs(env, qp, first_id, count))
+		die("ibv_post_recv");
+	return qp;
+}
+
+/*
+ * Resizing keeps pending completions, in order; the kernel writes the
+ * new ring afterwards.  Moving a QP to the error state completes its
+ * receives before ibv_modify_qp returns.
+ */
+static void test_cq_resize(struct env *env)
+{
+	struct ibv_device_attr dev_attr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int ret, got;
+
+	if (ibv_query_device(env->ctx, &dev_attr))
+		die("ibv_query_device");
+	cq = ibv_create_cq(env->ctx, 16, NULL, NULL, 0);
+	if (!cq)
+		die("ibv_create_cq");
+	qp = qp_with_recvs(env, cq, 500, 12);
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		die("modify_qp ERR");
+	check(poll_flushes(cq, qp, 500, 2) == 2, "resize: first 2 of 12 polled");
+
+	ret = ibv_resize_cq(cq, 4);
+	check(ret == EINVAL, "resize to 4 with 10 pending: EINVAL (%d)", ret);
+	ret = ibv_resize_cq(cq, 0);
+	check(ret == EINVAL, "resize to 0: EINVAL (%d)", ret);
+	ret = ibv_resize_cq(cq, dev_attr.max_cqe + 1);
+	check(ret == EINVAL, "resize past max_cqe %d: EINVAL (%d)",
+	      dev_attr.max_cqe, ret);
+	ret = ibv_resize_cq(cq, 100);
+	check(!ret && cq->cqe >= 100, "resize to 100 with 10 pending (%d, cqe %d)",
+	      ret, cq->cqe);
+	got = poll_flushes(cq, qp, 502, 10);
+	check(got == 10, "resize: %d of 10 pending completions polled in order",
+	      got);
+	if (ibv_destroy_qp(qp))
+		die("ibv_destroy_qp");
+
+	/* Shrink while 3 are pending, then fill the new ring and wrap it. */
+	qp = qp_with_recvs(env, cq, 600, 11);
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		die("modify_qp ERR");
+	check(poll_flushes(cq, qp, 600, 8) == 8, "resize: first 8 of 11 polled");
+	ret = ibv_resize_cq(cq, 3);
+	check(!ret && cq->cqe >= 3 && cq->cqe < 8,
+	      "resize to 3 with 3 pending (%d, cqe %d)", ret, cq->cqe);
+	got = poll_flushes(cq, qp, 608, 3);
+	check(got == 3, "resize: %d of 3 pending completions polled in order",
+	      got);
+	if (ibv_destroy_qp(qp))
+		die("ibv_destroy_qp");
+	qp = qp_with_recvs(env, cq, 700, cq->cqe);
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		die("modify_qp ERR");
+	got = poll_flushes(cq, qp, 700, cq->cqe);
+	check(got == cq->cqe, "resized ring: %d of %d new completions in order",
+	      got, cq->cqe);
+	if (ibv_destroy_qp(qp))
+		die("ibv_destroy_qp");
+	if (ibv_destroy_cq(cq))
+		die("ibv_destroy_cq");
+}
+
 /* An armed CQ raises a completion event when the kernel adds a CQE. */
 static void test_cq_event(struct env *env)
 {
@@ -321,6 +411,98 @@ static void test_srq(struct env *env)
 	check(!ret && attr.max_sge == 1 && attr.max_wr >= RING_WRS,
 	      "ibv_query_srq: max_wr %u max_sge %u (%d)", attr.max_wr,
 	      attr.max_sge, ret);
+	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
+}
+
+/* Posts receives to @srq until it refuses one; returns how many went in. */
+static int fill_srq(struct env *env, struct ibv_srq *srq, uint64_t first_id,
+		    int max)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)env->buf, .length = 8,
+		.lkey = env->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int n;
+
+	for (n = 0; n < max; n++) {
+		wr.wr_id = first_id + n;
+		if (ibv_post_srq_recv(srq, &wr, &bad))
+			break;
+	}
+	return n;
+}
+
+/*
+ * ibv_modify_srq(IBV_SRQ_MAX_WR) moves the posted receives to a new ring:
+ * the free room left afterwards shows the kernel kept the counters.
+ */
+static void test_srq_resize(struct env *env)
+{
+	struct ibv_srq_init_attr init = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_srq_attr attr = {};
+	struct ibv_srq *srq;
+	int ret, posted;
+
+	srq = ibv_create_srq(env->pd, &init);
+	if (!srq)
+		die("ibv_create_srq");
+	check(fill_srq(env, srq, 800, 10) == 10, "SRQ resize: 10 posted");
+
+	attr.max_wr = 4;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(ret == EINVAL, "SRQ resize to 4 with 10 posted: EINVAL (%d)",
+	      ret);
+	attr.max_wr = 0;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(ret == EINVAL, "SRQ resize to 0: EINVAL (%d)", ret);
+	attr.max_wr = 64;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(!ret, "SRQ resize to 64 with 10 posted (%d)", ret);
+	ret = ibv_query_srq(srq, &attr);
+	check(!ret && attr.max_wr == 64, "SRQ resized: max_wr %u (%d)",
+	      attr.max_wr, ret);
+	posted = fill_srq(env, srq, 810, 100);
+	check(posted == 54, "SRQ resized: room for %d more, expected 54",
+	      posted);
+
+	/* A limit must stay below the new size; both change together. */
+	attr.max_wr = 128;
+	attr.srq_limit = 100;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
+	check(!ret, "SRQ resize to 128 with limit 100 (%d)", ret);
+	attr.max_wr = 64;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(ret == EINVAL, "SRQ resize to 64, limit 100: EINVAL (%d)",
+	      ret);
+	ret = ibv_query_srq(srq, &attr);
+	check(!ret && attr.max_wr == 128 && attr.srq_limit == 100,
+	      "SRQ: max_wr %u limit %u after the refused resize (%d)",
+	      attr.max_wr, attr.srq_limit, ret);
+	posted = fill_srq(env, srq, 900, 100);
+	check(posted == 64, "SRQ resized twice: room for %d more, expected 64",
+	      posted);
+	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
+
+	/* Shrinking with a new, lower limit in the same call is fine. */
+	srq = ibv_create_srq(env->pd, &init);
+	if (!srq)
+		die("ibv_create_srq");
+	attr.srq_limit = 12;
+	check(!ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), "SRQ limit 12");
+	attr.max_wr = 8;
+	attr.srq_limit = 4;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
+	check(!ret, "SRQ resize to 8 with new limit 4 (%d)", ret);
+	attr.max_wr = 4;
+	ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+	check(ret == EINVAL, "SRQ resize to 4, limit 4: EINVAL (%d)", ret);
+	ret = ibv_query_srq(srq, &attr);
+	check(!ret && attr.max_wr == 8 && attr.srq_limit == 4,
+	      "SRQ: max_wr %u limit %u, nothing changed by the refusal (%d)",
+	      attr.max_wr, attr.srq_limit, ret);
 	check(!ibv_destroy_srq(srq), "ibv_destroy_srq");
 }
 
@@ -595,7 +777,9 @@ int main(int argc, char **argv)
 	test_recv_flush(&env, false);
 	test_recv_flush(&env, true);
 	test_cq_event(&env);
+	test_cq_resize(&env);
 	test_srq(&env);
+	test_srq_resize(&env);
 	test_ud_send(&env);
 	test_no_syscalls(&env);
 	test_refused(&env);
