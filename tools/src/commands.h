@@ -23,5 +23,7 @@ extern const struct stellar_command stellar_cmd_status;
 extern const struct stellar_command stellar_cmd_params;
 extern const struct stellar_command stellar_cmd_set;
 extern const struct stellar_command stellar_cmd_stats;
+extern const struct stellar_command stellar_cmd_pvdma;
+extern const struct stellar_command stellar_cmd_emtt;
 
 #endif /* STELLAR_TOOL_COMMANDS_H */

@@ -20,6 +20,8 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_params,
 	&stellar_cmd_set,
 	&stellar_cmd_stats,
+	&stellar_cmd_pvdma,
+	&stellar_cmd_emtt,
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
