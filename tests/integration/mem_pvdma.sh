@@ -7,8 +7,9 @@
 # 2 MB aligned, 1-byte MRs, huge pages, remote READ/WRITE/atomics into
 # never-touched chunks, prefetch, fork, memory unmapped before its first
 # access, re-registration, a tiny RLIMIT_MEMLOCK, a process killed with
-# pinned chunks (every pin released), eager mode, and data through the
-# eMTT on, off and smaller than the working set.
+# pinned chunks (every pin released), several QPs racing to pin the same
+# chunks, eager mode, and data through the eMTT on, off, smaller than the
+# working set and resized under traffic.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -69,7 +70,7 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 	"default eMTT size"
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
-for c in boundaries tiny atomic prefetch fork unmapped rereg odp; do
+for c in boundaries tiny atomic prefetch fork unmapped rereg odp concurrent; do
 	run_case "$c"
 done
 
@@ -105,6 +106,18 @@ ev0=$(mem_stat emtt_stats Evictions)
 run_case random
 [ "$(mem_stat emtt_stats Evictions)" -gt "$ev0" ] ||
 	fail "a working set larger than the eMTT evicted nothing"
+
+# Replacing the table under traffic (RCU): the data stays right.
+rc=0
+"$PROG" -d stellar0 -g "$GID" random >"$STELLAR_OUT/resize.log" 2>&1 &
+pid=$!
+for _ in $(seq 25); do
+	for size in 0 2 64 1; do
+		"$TOOL" set --device stellar0 --emtt-cache-size "$size"
+	done
+done
+wait "$pid" || rc=$?
+[ "$rc" = 0 ] || fail "random with the eMTT resized under it: $(cat "$STELLAR_OUT/resize.log")"
 log "$(cat /proc/stellar/emtt_stats)"
 log "$(cat /proc/stellar/pvdma_stats)"
 

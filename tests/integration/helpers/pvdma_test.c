@@ -681,6 +681,63 @@ static void case_odp(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/*
+ * Several QPs hit the same never-touched chunks at once: each chunk is
+ * pinned exactly once and every write lands.
+ */
+static void case_concurrent(struct ctx *c)
+{
+	enum { NQP = 4, NCHUNK = 8, LEN = 4096 };
+	struct ibv_qp *qp[NQP][2];
+	union ibv_gid gid;
+	uint8_t *buf = map_chunks(NCHUNK);
+	struct ibv_mr *mr = reg(c, buf, NCHUNK * CHUNK);
+	uint64_t faults0 = pvdma_stat("Page faults");
+	int i, k;
+
+	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &gid), "ibv_query_gid");
+	for (i = 0; i < NQP; i++) {
+		qp[i][0] = make_qp(c);
+		qp[i][1] = make_qp(c);
+		connect_qp(qp[i][0], qp[i][1], &gid);
+		connect_qp(qp[i][1], qp[i][0], &gid);
+		fill(c->src + i * LEN, LEN, 100 + i);
+	}
+	for (k = 0; k < NCHUNK; k++) {
+		for (i = 0; i < NQP; i++) {
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)c->src + i * LEN,
+				.length = LEN, .lkey = c->src_mr->lkey,
+			};
+			struct ibv_send_wr wr = {
+				.opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
+				.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = {
+					.remote_addr = (uintptr_t)buf + k * CHUNK +
+						       (i * 2 + 1) * 65536,
+					.rkey = mr->rkey },
+			}, *bad;
+
+			CHECK(!ibv_post_send(qp[i][0], &wr, &bad), "post");
+		}
+	}
+	for (i = 0; i < NQP * NCHUNK; i++) {
+		enum ibv_wc_status st = wait_wc(c);
+
+		CHECK(st == IBV_WC_SUCCESS, "concurrent WRITE: %s",
+		      ibv_wc_status_str(st));
+	}
+	for (k = 0; k < NCHUNK; k++)
+		for (i = 0; i < NQP; i++)
+			CHECK(!memcmp(buf + k * CHUNK + (i * 2 + 1) * 65536,
+				      c->src + i * LEN, LEN),
+			      "chunk %d, QP %d: data differs", k, i);
+	CHECK(pvdma_stat("Page faults") - faults0 == NCHUNK,
+	      "%d chunks pinned %" PRIu64 " times", NCHUNK,
+	      pvdma_stat("Page faults") - faults0);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 static const struct {
 	const char *name;
 	void (*run)(struct ctx *c);
@@ -691,6 +748,7 @@ static const struct {
 	{ "rereg", case_rereg }, { "hugetlb", case_hugetlb },
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
+	{ "concurrent", case_concurrent },
 };
 
 int main(int argc, char **argv)
