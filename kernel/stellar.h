@@ -62,6 +62,7 @@
 #define STELLAR_EMTT_CACHE_SIZE_MAX	1024
 #define STELLAR_DB_POLL_INTERVAL_MIN	0
 #define STELLAR_DB_POLL_INTERVAL_MAX	1000000
+#define STELLAR_PIN_MODE_DEFAULT	STELLAR_PIN_LAZY
 
 /**
  * struct stellar_settings - per-device tunables
@@ -69,6 +70,7 @@
  * @spray_paths: UDP source-port paths a QP spreads its packets over
  * @emtt_cache_size: translation cache entries, in thousands (0: off)
  * @db_poll_interval: doorbell poller period in microseconds (0: off)
+ * @pin_mode: enum stellar_pin_mode of new user memory registrations
  *
  * New devices copy the module parameters; stellar-tool may change a
  * device's copy afterwards.
@@ -78,6 +80,7 @@ struct stellar_settings {
 	u32 spray_paths;
 	u32 emtt_cache_size;
 	u32 db_poll_interval;
+	u32 pin_mode;
 };
 
 /* Per-CPU device counters, indexed by enum stellar_genl_stat. */
@@ -86,6 +89,8 @@ struct stellar_counters {
 };
 
 struct stellar_udp;
+struct stellar_mem;
+struct stellar_pvdma_mr;
 
 /**
  * struct stellar_dev - one stellar RDMA device bound to one netdev
@@ -109,6 +114,7 @@ struct stellar_udp;
  * @proc_dir: /proc/stellar/<name>, named at registration
  * @proc_name: the name @proc_dir was created with
  * @spray: packet spray statistics (stellar_spray_dev.c)
+ * @mem: PVDMA and eMTT state (stellar_mem.h)
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -131,6 +137,7 @@ struct stellar_dev {
 	struct proc_dir_entry *proc_dir;
 	char proc_name[IB_DEVICE_NAME_MAX];
 	struct stellar_spray_dev_stats spray;
+	struct stellar_mem *mem;
 };
 
 struct stellar_ucontext {
@@ -276,7 +283,8 @@ struct stellar_qp {
 /**
  * struct stellar_mr - memory region
  * @ibmr: core object
- * @umem: pinned user memory, NULL for DMA and fast-registration MRs
+ * @pvdma: user memory, pinned on demand; NULL for DMA and fast-registration
+ *	   MRs
  * @pages: fast-registration page list (kernel virtual addresses)
  * @npages: entries used in @pages
  * @max_pages: capacity of @pages
@@ -285,13 +293,12 @@ struct stellar_qp {
  * @length: bytes
  * @is_dma: kernel DMA MR: addresses are kernel virtual addresses
  * @valid: the key may be used (fast registration MRs: registered)
- * @page_list: pages of @umem, in order, for random access
  * @ref: references held by copies in progress
  * @released: completed when @ref drops to zero
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
-	struct ib_umem *umem;
+	struct stellar_pvdma_mr *pvdma;
 	u64 *pages;
 	u32 npages;
 	u32 max_pages;
@@ -300,7 +307,6 @@ struct stellar_mr {
 	u64 length;
 	bool is_dma;
 	bool valid;
-	struct page **page_list;
 	refcount_t ref;
 	struct completion released;
 };
@@ -422,6 +428,20 @@ struct ib_mr *stellar_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int stellar_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 		      int sg_nents, unsigned int *sg_offset);
 int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int stellar_advise_mr(struct ib_pd *ibpd,
+		      enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		      struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs);
+
+/* stellar_pvdma.c, stellar_emtt.c, stellar_mem_stats.c */
+struct seq_file;
+int stellar_mem_dev_init(struct stellar_dev *sdev);
+void stellar_mem_dev_fini(struct stellar_dev *sdev);
+int stellar_emtt_resize(struct stellar_dev *sdev);
+int stellar_pvdma_stats_show(struct seq_file *m, void *v);
+int stellar_emtt_stats_show(struct seq_file *m, void *v);
+int stellar_put_mem_stats(struct sk_buff *skb, struct stellar_dev *sdev);
+const char *stellar_pin_mode_name(u32 pin_mode);
 
 /* stellar_net.c */
 int stellar_net_init(void);

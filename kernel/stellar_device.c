@@ -149,6 +149,7 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->ahs);
 	xa_destroy(&sdev->srqs);
+	stellar_mem_dev_fini(sdev);
 	free_percpu(sdev->counters);
 }
 
@@ -219,6 +220,10 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 	stellar_init_ibdev(sdev);
+	if (stellar_mem_dev_init(sdev)) {
+		ib_dealloc_device(&sdev->ibdev);
+		return NULL;
+	}
 	return sdev;
 }
 

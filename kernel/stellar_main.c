@@ -108,6 +108,36 @@ module_param_cb(db_poll_interval, &stellar_param_ops,
 MODULE_PARM_DESC(db_poll_interval,
 		 "Doorbell poller period in microseconds (0..1000000, 0 = syscall doorbell, default 0)");
 
+static u32 param_pin_mode = STELLAR_PIN_MODE_DEFAULT;
+
+static int stellar_pin_mode_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "lazy")) {
+		WRITE_ONCE(param_pin_mode, STELLAR_PIN_LAZY);
+	} else if (sysfs_streq(val, "eager")) {
+		WRITE_ONCE(param_pin_mode, STELLAR_PIN_EAGER);
+	} else {
+		pr_err("pin_mode: '%s' is neither 'lazy' nor 'eager'\n", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int stellar_pin_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  stellar_pin_mode_name(READ_ONCE(param_pin_mode)));
+}
+
+static const struct kernel_param_ops stellar_pin_mode_ops = {
+	.set = stellar_pin_mode_set,
+	.get = stellar_pin_mode_get,
+};
+
+module_param_cb(pin_mode, &stellar_pin_mode_ops, NULL, 0644);
+MODULE_PARM_DESC(pin_mode,
+		 "When user memory registrations pin pages: lazy (on first access, default) or eager (at registration)");
+
 /**
  * stellar_default_settings() - settings for a device created now
  * @settings: filled from the current module parameters
@@ -118,6 +148,7 @@ void stellar_default_settings(struct stellar_settings *settings)
 	settings->spray_paths = READ_ONCE(param_spray_paths.value);
 	settings->emtt_cache_size = READ_ONCE(param_emtt_cache_size.value);
 	settings->db_poll_interval = READ_ONCE(param_db_poll_interval.value);
+	settings->pin_mode = READ_ONCE(param_pin_mode);
 }
 
 static struct rdma_link_ops stellar_link_ops = {

@@ -10,9 +10,9 @@
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
-#include <rdma/ib_umem.h>
 
 #include "stellar.h"
+#include "stellar_mem.h"
 #include "stellar_transport.h"
 
 #define STELLAR_MR_INDEX_MAX	(STELLAR_MAX_MR - 1)
@@ -67,26 +67,17 @@ struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static int stellar_mr_collect_pages(struct stellar_mr *mr)
+/* ON_DEMAND registrations are always pinned on demand. */
+static bool stellar_mr_pin_eagerly(struct stellar_dev *sdev, int access)
 {
-	size_t npages = ib_umem_num_pages(mr->umem);
-	struct sg_page_iter iter;
-	size_t i = 0;
-
-	mr->page_list = kvcalloc(npages, sizeof(*mr->page_list), GFP_KERNEL);
-	if (!mr->page_list)
-		return -ENOMEM;
-	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
-		if (i == npages)
-			break;
-		mr->page_list[i++] = sg_page_iter_page(&iter);
-	}
-	return i == npages ? 0 : -EFAULT;
+	return !(access & IB_ACCESS_ON_DEMAND) &&
+	       READ_ONCE(sdev->settings.pin_mode) == STELLAR_PIN_EAGER;
 }
 
 struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
+	struct stellar_dev *sdev = to_sdev(ibpd->device);
 	struct stellar_mr *mr;
 	int ret;
 
@@ -95,28 +86,30 @@ struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = stellar_mr_alloc(ibpd, access);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		ret = PTR_ERR(mr->umem);
-		mr->umem = NULL;
+	mr->pvdma = stellar_pvdma_reg(sdev, start, length, access);
+	if (IS_ERR(mr->pvdma)) {
+		ret = PTR_ERR(mr->pvdma);
+		mr->pvdma = NULL;
 		goto err_free;
 	}
-	ret = stellar_mr_collect_pages(mr);
-	if (ret)
-		goto err_free;
+	if (stellar_mr_pin_eagerly(sdev, access)) {
+		ret = stellar_pvdma_pin_all(sdev, mr->pvdma);
+		if (ret)
+			goto err_free;
+	}
 	mr->iova = iova;
 	mr->length = length;
 	mr->valid = true;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	ret = stellar_mr_publish(to_sdev(ibpd->device), mr);
+	ret = stellar_mr_publish(sdev, mr);
 	if (ret)
 		goto err_free;
 	return &mr->ibmr;
 
 err_free:
-	kvfree(mr->page_list);
-	ib_umem_release(mr->umem);
+	if (mr->pvdma)
+		stellar_pvdma_dereg(sdev, mr->pvdma);
 	kfree(mr);
 	return ERR_PTR(ret);
 }
@@ -177,9 +170,9 @@ int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
 	wait_for_completion(&mr->released);
-	kvfree(mr->page_list);
+	if (mr->pvdma)
+		stellar_pvdma_dereg(to_sdev(ibmr->device), mr->pvdma);
 	kfree(mr->pages);
-	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }
@@ -249,25 +242,6 @@ static void stellar_copy_chunk(void *mem, void *buf, u32 len,
 		memcpy(buf, mem, len);
 }
 
-static int stellar_umem_copy(struct stellar_mr *mr, u64 iova, u8 *buf,
-			     u32 len, enum stellar_copy_dir dir)
-{
-	u64 off = iova - mr->iova + ib_umem_offset(mr->umem);
-
-	while (len) {
-		u32 in_page = offset_in_page(off);
-		u32 chunk = min_t(u32, len, PAGE_SIZE - in_page);
-		void *kaddr = kmap_local_page(mr->page_list[off >> PAGE_SHIFT]);
-
-		stellar_copy_chunk(kaddr + in_page, buf, chunk, dir);
-		kunmap_local(kaddr);
-		off += chunk;
-		buf += chunk;
-		len -= chunk;
-	}
-	return 0;
-}
-
 static int stellar_frmr_copy(struct stellar_mr *mr, u64 iova, u8 *buf,
 			     u32 len, enum stellar_copy_dir dir)
 {
@@ -286,15 +260,21 @@ static int stellar_frmr_copy(struct stellar_mr *mr, u64 iova, u8 *buf,
 	return 0;
 }
 
+/*
+ * @may_pin: user memory may be pinned now (sleeps); without it a copy
+ * into a chunk not pinned yet fails with -EFAULT.
+ */
 static int stellar_mr_do_copy(struct stellar_mr *mr, u64 iova, void *buf,
-			      u32 len, enum stellar_copy_dir dir)
+			      u32 len, enum stellar_copy_dir dir, bool may_pin)
 {
 	if (mr->is_dma) {
 		stellar_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
 		return 0;
 	}
-	if (mr->umem)
-		return stellar_umem_copy(mr, iova, buf, len, dir);
+	if (mr->pvdma)
+		return stellar_pvdma_copy(to_sdev(mr->ibmr.device), mr->pvdma,
+					  iova - mr->iova, buf, len,
+					  dir == STELLAR_COPY_TO_MR, may_pin);
 	return stellar_frmr_copy(mr, iova, buf, len, dir);
 }
 
@@ -311,7 +291,7 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 		return -EACCES;
 	ret = stellar_mr_check(mr, pd, key, remote, iova, len, access);
 	if (!ret)
-		ret = stellar_mr_do_copy(mr, iova, buf, len, dir);
+		ret = stellar_mr_do_copy(mr, iova, buf, len, dir, true);
 	stellar_mr_put(mr);
 	return ret;
 }
@@ -386,15 +366,22 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 			       IB_ACCESS_REMOTE_ATOMIC);
 	if (ret)
 		goto out;
+	/* Pin the target now: nothing may sleep under the atomic lock. */
+	if (mr->pvdma) {
+		ret = stellar_pvdma_fault_in(sdev, mr->pvdma, iova - mr->iova,
+					     sizeof(value));
+		if (ret)
+			goto out;
+	}
 	/* Read, modify and write back under the device's atomic lock. */
 	spin_lock_bh(&sdev->atomic_lock);
 	ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
-				 STELLAR_COPY_FROM_MR);
+				 STELLAR_COPY_FROM_MR, false);
 	if (!ret) {
 		*orig = stellar_atomic_apply(&value, is_cmp_swap, compare_add,
 					     swap);
 		ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
-					 STELLAR_COPY_TO_MR);
+					 STELLAR_COPY_TO_MR, false);
 	}
 	spin_unlock_bh(&sdev->atomic_lock);
 out:
@@ -407,7 +394,7 @@ int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
 {
 	struct stellar_mr *mr = to_smr(ibmr);
 
-	if (mr->umem || mr->is_dma || ibmr->pd != &pd->ibpd ||
+	if (mr->pvdma || mr->is_dma || ibmr->pd != &pd->ibpd ||
 	    stellar_key_index(key) != stellar_key_index(ibmr->lkey))
 		return -EINVAL;
 	WRITE_ONCE(mr->valid, false);
@@ -427,11 +414,78 @@ int stellar_mr_invalidate(struct stellar_pd *pd, u32 key)
 
 	if (!mr)
 		return ret;
-	if (!mr->umem && !mr->is_dma && mr->ibmr.rkey == key &&
+	if (!mr->pvdma && !mr->is_dma && mr->ibmr.rkey == key &&
 	    mr->ibmr.pd == &pd->ibpd) {
 		WRITE_ONCE(mr->valid, false);
 		ret = 0;
 	}
 	stellar_mr_put(mr);
 	return ret;
+}
+
+static bool stellar_advice_supported(enum ib_uverbs_advise_mr_advice advice)
+{
+	return advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH ||
+	       advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE ||
+	       advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+}
+
+/* Pin the chunks under one SGE of an advise_mr call. */
+static int stellar_advise_sge(struct stellar_pd *pd, const struct ib_sge *sge,
+			      int access)
+{
+	struct stellar_mr *mr = stellar_mr_get(pd, sge->lkey);
+	int ret;
+
+	if (!mr)
+		return -EINVAL;
+	ret = stellar_mr_check(mr, pd, sge->lkey, false, sge->addr,
+			       sge->length, access);
+	if (!ret && !mr->pvdma)
+		ret = -EINVAL;
+	if (!ret)
+		ret = stellar_pvdma_prefetch(to_sdev(pd->ibpd.device),
+					     mr->pvdma, sge->addr - mr->iova,
+					     sge->length);
+	stellar_mr_put(mr);
+	return ret;
+}
+
+/**
+ * stellar_advise_mr() - ibv_advise_mr(): pin parts of user MRs ahead
+ * @ibpd: the PD of the MRs
+ * @advice: PREFETCH, PREFETCH_WRITE or PREFETCH_NO_FAULT
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH (the work is always synchronous)
+ * @sg_list: ranges, by lkey and address
+ * @num_sge: entries in @sg_list
+ * @attrs: unused
+ *
+ * PREFETCH_NO_FAULT asks for no page faults; as pinning faults pages in,
+ * it is accepted and does nothing (it is a hint).
+ *
+ * Return: 0, -EOPNOTSUPP for other advice, -EINVAL for a bad lkey, range
+ * or rights, or a pin's error (-EFAULT, -ENOMEM).
+ */
+int stellar_advise_mr(struct ib_pd *ibpd,
+		      enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		      struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs)
+{
+	int access = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE ?
+		     IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+	int ret;
+
+	if (!stellar_advice_supported(advice))
+		return -EOPNOTSUPP;
+	if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return 0;
+	for (i = 0; i < num_sge; i++) {
+		ret = stellar_advise_sge(to_spd(ibpd), &sg_list[i], access);
+		if (ret == -EACCES)
+			ret = -EINVAL;
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -39,6 +39,7 @@ static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_DB_POLL_INTERVAL] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_db_poll_range),
 	[STELLAR_ATTR_QPN] = { .type = NLA_U32 },
+	[STELLAR_ATTR_PIN_MODE] = NLA_POLICY_MAX(NLA_U32, STELLAR_PIN_MODE_MAX),
 };
 
 static struct genl_family stellar_genl_family;
@@ -53,7 +54,8 @@ static int stellar_put_settings(struct sk_buff *skb,
 	    nla_put_u32(skb, STELLAR_ATTR_EMTT_CACHE_SIZE,
 			READ_ONCE(set->emtt_cache_size)) ||
 	    nla_put_u32(skb, STELLAR_ATTR_DB_POLL_INTERVAL,
-			READ_ONCE(set->db_poll_interval)))
+			READ_ONCE(set->db_poll_interval)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_PIN_MODE, READ_ONCE(set->pin_mode)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -92,7 +94,8 @@ static int stellar_put_dev(struct sk_buff *skb, struct stellar_dev *sdev)
 	    nla_put_u8(skb, STELLAR_ATTR_PORT_STATE, stellar_port_state(sdev)) ||
 	    nla_put_u32(skb, STELLAR_ATTR_MTU, mtu))
 		return -EMSGSIZE;
-	if (stellar_put_settings(skb, &sdev->settings))
+	if (stellar_put_settings(skb, &sdev->settings) ||
+	    stellar_put_mem_stats(skb, sdev))
 		return -EMSGSIZE;
 	return stellar_put_stats(skb, sdev);
 }
@@ -184,6 +187,7 @@ static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
 	struct stellar_dev *sdev = stellar_genl_dev(info);
 	struct stellar_settings *set;
 	struct nlattr **tb = info->attrs;
+	int ret;
 
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
@@ -194,8 +198,12 @@ static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
 			&set->emtt_cache_size);
 	stellar_set_u32(tb[STELLAR_ATTR_DB_POLL_INTERVAL],
 			&set->db_poll_interval);
+	stellar_set_u32(tb[STELLAR_ATTR_PIN_MODE], &set->pin_mode);
+	ret = stellar_emtt_resize(sdev);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack, "no memory for the eMTT table");
 	ib_device_put(&sdev->ibdev);
-	return 0;
+	return ret;
 }
 
 static int stellar_cmd_get_params(struct sk_buff *skb, struct genl_info *info)

@@ -7,6 +7,8 @@
  *   /proc/stellar/<dev>/settings   the device's tunables
  *   /proc/stellar/<dev>/qps        every QP with its transport counters
  *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c)
+ *   /proc/stellar/pvdma_stats      PVDMA, a section per device
+ *   /proc/stellar/emtt_stats       eMTT, a section per device
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -80,6 +82,8 @@ static int stellar_settings_show(struct seq_file *m, void *v)
 	seq_printf(m, "emtt_cache_size: %u\n", READ_ONCE(set->emtt_cache_size));
 	seq_printf(m, "db_poll_interval: %u\n",
 		   READ_ONCE(set->db_poll_interval));
+	seq_printf(m, "pin_mode: %s\n",
+		   stellar_pin_mode_name(READ_ONCE(set->pin_mode)));
 	return 0;
 }
 
@@ -178,7 +182,11 @@ int stellar_proc_init(void)
 	if (!stellar_proc_root)
 		return -ENOMEM;
 	if (!proc_create_single("devices", 0444, stellar_proc_root,
-				stellar_devices_show)) {
+				stellar_devices_show) ||
+	    !proc_create_single("pvdma_stats", 0444, stellar_proc_root,
+				stellar_pvdma_stats_show) ||
+	    !proc_create_single("emtt_stats", 0444, stellar_proc_root,
+				stellar_emtt_stats_show)) {
 		proc_remove(stellar_proc_root);
 		return -ENOMEM;
 	}

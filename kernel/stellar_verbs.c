@@ -10,6 +10,22 @@
 
 #include "stellar.h"
 
+/* Every transport operation works on memory pinned on demand (PVDMA). */
+static void stellar_query_odp(struct ib_device_attr *attr)
+{
+	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_ATOMIC;
+
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
+	attr->odp_caps.per_transport_caps.uc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE;
+	attr->odp_caps.per_transport_caps.ud_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV;
+}
+
 static int stellar_query_device(struct ib_device *ibdev,
 				struct ib_device_attr *attr,
 				struct ib_udata *udata)
@@ -48,6 +64,7 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_pkeys = STELLAR_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = STELLAR_LOCAL_ACK_DELAY;
 	attr->max_fast_reg_page_list_len = STELLAR_MAX_FAST_REG_PAGES;
+	stellar_query_odp(attr);
 	return 0;
 }
 
@@ -155,6 +172,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = STELLAR_UVERBS_ABI_VERSION,
 
+	.advise_mr = stellar_advise_mr,
 	.alloc_mr = stellar_alloc_mr,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,

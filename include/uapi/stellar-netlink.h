@@ -48,6 +48,9 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_QP_TYPE,		/* u8: enum ib_qp_type value */
 	STELLAR_ATTR_QP_STATE,		/* u8: enum ib_qp_state value */
 	STELLAR_ATTR_QP_COUNTERS,	/* nest of STELLAR_COUNTER_ENTRY */
+	STELLAR_ATTR_PIN_MODE,		/* u32: enum stellar_pin_mode */
+	STELLAR_ATTR_PVDMA_STATS,	/* nest of STELLAR_PVDMA_* (u64 each) */
+	STELLAR_ATTR_EMTT_STATS,	/* nest of STELLAR_EMTT_* (u64 each) */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -145,5 +148,53 @@ enum stellar_genl_path_attr {
  */
 #define STELLAR_SPRAY_OOO_BUCKETS	12
 #define STELLAR_SPRAY_OOO_PAD		(STELLAR_SPRAY_OOO_BUCKETS + 1)
+/* When user memory registrations pin their pages (STELLAR_ATTR_PIN_MODE). */
+enum stellar_pin_mode {
+	STELLAR_PIN_LAZY,	/* a 2 MB chunk on its first access */
+	STELLAR_PIN_EAGER,	/* everything at registration */
+	__STELLAR_PIN_MODE_MAX,
+};
+#define STELLAR_PIN_MODE_MAX (__STELLAR_PIN_MODE_MAX - 1)
+
+/*
+ * PVDMA counters nested in STELLAR_ATTR_PVDMA_STATS; each is a u64.
+ * ACTIVE_MAPPINGS and PINNED_BYTES are current values, the rest count
+ * events since the device was created.  PIN_LAT_* is a histogram of the
+ * time one chunk pin took.
+ */
+enum stellar_pvdma_stat {
+	STELLAR_PVDMA_UNSPEC,
+	STELLAR_PVDMA_PAD,
+	STELLAR_PVDMA_ACTIVE_MAPPINGS,	/* chunks pinned now */
+	STELLAR_PVDMA_PINNED_BYTES,	/* bytes pinned now */
+	STELLAR_PVDMA_LOOKUPS,		/* page translations of user MRs */
+	STELLAR_PVDMA_FAULTS,		/* chunks pinned on first access */
+	STELLAR_PVDMA_PREFETCHES,	/* chunks pinned by advise_mr */
+	STELLAR_PVDMA_EAGER_PINS,	/* chunks pinned at registration */
+	STELLAR_PVDMA_HUGE_CHUNKS,	/* chunks held by one pin */
+	STELLAR_PVDMA_PIN_ERRORS,	/* pins that failed (unmapped, ...) */
+	STELLAR_PVDMA_MEMLOCK_ERRORS,	/* pins over RLIMIT_MEMLOCK */
+	STELLAR_PVDMA_PIN_LAT_10US,	/* pin took < 10 us */
+	STELLAR_PVDMA_PIN_LAT_100US,	/* 10 us .. 100 us */
+	STELLAR_PVDMA_PIN_LAT_1MS,	/* 100 us .. 1 ms */
+	STELLAR_PVDMA_PIN_LAT_10MS,	/* 1 ms .. 10 ms */
+	STELLAR_PVDMA_PIN_LAT_SLOW,	/* >= 10 ms */
+	__STELLAR_PVDMA_MAX,
+};
+#define STELLAR_PVDMA_MAX (__STELLAR_PVDMA_MAX - 1)
+
+/* eMTT counters nested in STELLAR_ATTR_EMTT_STATS; each is a u64. */
+enum stellar_emtt_stat {
+	STELLAR_EMTT_UNSPEC,
+	STELLAR_EMTT_PAD,
+	STELLAR_EMTT_ENTRIES,		/* table size now (0: off) */
+	STELLAR_EMTT_HITS,
+	STELLAR_EMTT_MISSES,
+	STELLAR_EMTT_FILLS,
+	STELLAR_EMTT_EVICTIONS,		/* fills that replaced another entry */
+	STELLAR_EMTT_INVALIDATIONS,	/* entries dropped at deregistration */
+	__STELLAR_EMTT_MAX,
+};
+#define STELLAR_EMTT_MAX (__STELLAR_EMTT_MAX - 1)
 
 #endif /* STELLAR_NETLINK_USER_H */

@@ -110,6 +110,13 @@ struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &mr->vmr.ibv_mr;
 }
 
+/* ibv_advise_mr(): the kernel pins the ranges (PVDMA prefetch). */
+int stellar_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 int stellar_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

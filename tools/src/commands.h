@@ -27,5 +27,7 @@ extern const struct stellar_command stellar_cmd_qps;
 extern const struct stellar_command stellar_cmd_paths;
 extern const struct stellar_command stellar_cmd_ooo_monitor;
 extern const struct stellar_command stellar_cmd_set_qp;
+extern const struct stellar_command stellar_cmd_pvdma;
+extern const struct stellar_command stellar_cmd_emtt;
 
 #endif /* STELLAR_TOOL_COMMANDS_H */

@@ -12,6 +12,7 @@
 #include <netlink/genl/genl.h>
 
 #include "info.h"
+#include "mem.h"
 
 _Static_assert(STELLAR_ATTR_MAX < 32, "present bitmap is a u32");
 
@@ -43,6 +44,13 @@ const struct stellar_setting_desc stellar_setting_descs[STELLAR_SETTING_COUNT] =
 		.option = "db-poll-interval",
 		.metavar = "USEC",
 		.meaning = "doorbell poll period, in microseconds (0: off)",
+	},
+	[STELLAR_SETTING_PIN_MODE] = {
+		.attr = STELLAR_ATTR_PIN_MODE,
+		.name = "pin_mode",
+		.option = "pin-mode",
+		.metavar = "0|1",
+		.meaning = "new user MRs pin on first access (0) or at registration (1)",
 	},
 };
 
@@ -100,6 +108,9 @@ static struct nla_policy attr_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_SPRAY_PATHS] = { .type = NLA_U32 },
 	[STELLAR_ATTR_EMTT_CACHE_SIZE] = { .type = NLA_U32 },
 	[STELLAR_ATTR_DB_POLL_INTERVAL] = { .type = NLA_U32 },
+	[STELLAR_ATTR_PIN_MODE] = { .type = NLA_U32 },
+	[STELLAR_ATTR_PVDMA_STATS] = { .type = NLA_NESTED },
+	[STELLAR_ATTR_EMTT_STATS] = { .type = NLA_NESTED },
 };
 
 /**
@@ -203,6 +214,16 @@ int stellar_decode_dev(struct nlattr **tb, struct stellar_dev_info *info)
 	if (tb[STELLAR_ATTR_MTU])
 		info->mtu = nla_get_u32(tb[STELLAR_ATTR_MTU]);
 	stellar_decode_settings(tb, &info->settings);
+	if (tb[STELLAR_ATTR_PIN_MODE])
+		info->pin_mode = nla_get_u32(tb[STELLAR_ATTR_PIN_MODE]);
+	if (tb[STELLAR_ATTR_PVDMA_STATS] &&
+	    stellar_decode_mem_counters(tb[STELLAR_ATTR_PVDMA_STATS],
+					&info->pvdma))
+		return -EINVAL;
+	if (tb[STELLAR_ATTR_EMTT_STATS] &&
+	    stellar_decode_mem_counters(tb[STELLAR_ATTR_EMTT_STATS],
+					&info->emtt))
+		return -EINVAL;
 	if (tb[STELLAR_ATTR_STATS])
 		return stellar_decode_counters(tb[STELLAR_ATTR_STATS],
 					       &info->counters);

@@ -25,6 +25,7 @@ enum stellar_setting {
 	STELLAR_SETTING_SPRAY_PATHS,
 	STELLAR_SETTING_EMTT_CACHE_SIZE,
 	STELLAR_SETTING_DB_POLL_INTERVAL,
+	STELLAR_SETTING_PIN_MODE,
 	STELLAR_SETTING_COUNT,
 };
 
@@ -67,6 +68,9 @@ struct stellar_dev_info {
 	uint32_t present;	/* 1u << STELLAR_ATTR_* for scalars seen */
 	struct stellar_settings settings;
 	struct stellar_counters counters;
+	uint32_t pin_mode;		/* STELLAR_ATTR_PIN_MODE */
+	struct stellar_counters pvdma;	/* STELLAR_ATTR_PVDMA_STATS */
+	struct stellar_counters emtt;	/* STELLAR_ATTR_EMTT_STATS */
 };
 
 static inline bool stellar_has(const struct stellar_dev_info *info, int attr)

@@ -24,6 +24,8 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_paths,
 	&stellar_cmd_ooo_monitor,
 	&stellar_cmd_set_qp,
+	&stellar_cmd_pvdma,
+	&stellar_cmd_emtt,
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))

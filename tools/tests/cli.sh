@@ -57,11 +57,14 @@ expect 0 stdout '^  set --device NAME SETTING\.\.\.' -- -h
 expect 0 stdout '^  --db-poll-interval USEC' -- --help
 expect 0 stdout '^stellar-tool [0-9]+\.[0-9]+\.[0-9]+ ' -- --version
 expect 0 stdout '^stellar-tool .*version 1\)$' -- -V
-for cmd in status params set stats qps; do
+for cmd in status params set stats qps pvdma emtt; do
 	expect 0 stdout "^  stellar-tool \[-j\] $cmd" -- "$cmd" --help
 done
 expect 0 stdout '^  --spray-paths N ' -- set --help
 expect 0 stdout '^  -d, --device NAME' -- stats -h
+expect 0 stdout '^  pvdma \[--device NAME\] +Show on-demand pinning' -- --help
+expect 0 stdout '^  emtt \[--device NAME\] +Show translation cache' -- --help
+expect_usage "^stellar-tool: pvdma: unexpected argument 'x'$" -- pvdma x
 
 expect_usage '^stellar-tool: no command given$' --
 expect_usage '^Try .stellar-tool --help.' --

@@ -265,6 +265,8 @@ static void test_setting_table_matches_uapi(void **state)
 			 STELLAR_ATTR_EMTT_CACHE_SIZE);
 	assert_int_equal(stellar_setting_descs[STELLAR_SETTING_DB_POLL_INTERVAL].attr,
 			 STELLAR_ATTR_DB_POLL_INTERVAL);
+	assert_int_equal(stellar_setting_descs[STELLAR_SETTING_PIN_MODE].attr,
+			 STELLAR_ATTR_PIN_MODE);
 }
 
 int main(void)

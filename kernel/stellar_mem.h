@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-stellar: PVDMA (pinning user memory on first access) and the
+ * eMTT (the device-wide translation cache).  See Documentation/memory.rst.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#ifndef STELLAR_MEM_H
+#define STELLAR_MEM_H
+
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/seqlock.h>
+#include <linux/xarray.h>
+
+#include "stellar.h"
+
+/* PVDMA pins user memory in naturally aligned chunks of this size. */
+#define STELLAR_PVDMA_CHUNK_SHIFT	21
+#define STELLAR_PVDMA_CHUNK_SIZE	(1UL << STELLAR_PVDMA_CHUNK_SHIFT)
+#define STELLAR_PVDMA_CHUNK_PAGES	(STELLAR_PVDMA_CHUNK_SIZE >> PAGE_SHIFT)
+
+/* What an eMTT entry translates to; only host memory exists so far. */
+enum stellar_mem_type {
+	STELLAR_MEM_HOST,	/* pinned pages of a process */
+	STELLAR_MEM_DEVICE,	/* device memory (dma-buf MRs, later) */
+};
+
+/* Per-CPU memory counters, indexed by the uAPI enums. */
+struct stellar_mem_counters {
+	u64 pvdma[__STELLAR_PVDMA_MAX];
+	u64 emtt[__STELLAR_EMTT_MAX];
+};
+
+/**
+ * struct stellar_emtt_slot - one cached translation
+ * @seq: readers retry while a writer changes the entry
+ * @mem_type: enum stellar_mem_type of @page
+ * @serial: the registration's serial number (0: empty)
+ * @page_index: page number inside the registration
+ * @page: the pinned page
+ */
+struct stellar_emtt_slot {
+	seqcount_t seq;
+	u32 mem_type;
+	u64 serial;
+	u64 page_index;
+	struct page *page;
+};
+
+/**
+ * struct stellar_emtt_table - the eMTT: a fixed-size, direct-mapped table
+ * @rcu: the table is freed after a grace period when it is replaced
+ * @lock: serialises writers (fills and invalidations)
+ * @nslots: entries in @slots, not 0
+ * @slots: the entries
+ */
+struct stellar_emtt_table {
+	struct rcu_head rcu;
+	spinlock_t lock;		/* writers of @slots */
+	u32 nslots;
+	struct stellar_emtt_slot slots[];
+};
+
+/**
+ * struct stellar_mem - a device's PVDMA and eMTT state
+ * @counters: per-CPU statistics
+ * @emtt: the translation cache, NULL when it is off
+ * @emtt_lock: serialises replacing @emtt
+ * @next_serial: source of registration serial numbers (never reused)
+ */
+struct stellar_mem {
+	struct stellar_mem_counters __percpu *counters;
+	struct stellar_emtt_table __rcu *emtt;
+	struct mutex emtt_lock;		/* replacing @emtt */
+	atomic64_t next_serial;
+};
+
+/**
+ * struct stellar_pvdma_chunk - the pinned pages of one chunk of an MR
+ * @first_addr: user address of the first pinned page
+ * @npages: pinned pages (fewer than a chunk at the MR's ends)
+ * @first: page at @first_addr
+ * @pages: every page, or NULL when one pin of a large folio holds them
+ *	   all (then page i is nth_page(@first, i))
+ */
+struct stellar_pvdma_chunk {
+	unsigned long first_addr;
+	u32 npages;
+	struct page *first;
+	struct page **pages;
+};
+
+/**
+ * struct stellar_pvdma_mr - the user memory behind an MR
+ * @mm: the owner's address space (mmgrab: the struct, not the memory)
+ * @start: user address of the MR's first byte
+ * @length: bytes
+ * @serial: device-unique number of this registration (eMTT tag)
+ * @emtt_base: stellar_emtt_base(@serial)
+ * @lock_limit: pages the owner may pin (RLIMIT_MEMLOCK at registration)
+ * @writable: pages are pinned for writing
+ * @chunks: chunk number (relative to @start's chunk) to pinned chunk
+ * @pin_lock: serialises pinning
+ * @pinned_pages: pages pinned and charged to @mm
+ */
+struct stellar_pvdma_mr {
+	struct mm_struct *mm;
+	unsigned long start;
+	u64 length;
+	u64 serial;
+	u64 emtt_base;
+	unsigned long lock_limit;
+	bool writable;
+	struct xarray chunks;
+	struct mutex pin_lock;		/* pinning a chunk */
+	unsigned long pinned_pages;
+};
+
+static inline void stellar_mem_count(struct stellar_dev *sdev,
+				     enum stellar_pvdma_stat stat, s64 n)
+{
+	this_cpu_add(sdev->mem->counters->pvdma[stat], n);
+}
+
+static inline void stellar_emtt_count(struct stellar_dev *sdev,
+				      enum stellar_emtt_stat stat, s64 n)
+{
+	this_cpu_add(sdev->mem->counters->emtt[stat], n);
+}
+
+/* stellar_emtt.c */
+void stellar_emtt_free(struct stellar_dev *sdev);
+bool stellar_emtt_lookup(struct stellar_dev *sdev,
+			 const struct stellar_pvdma_mr *pm, u64 page_index,
+			 struct page **page, u32 *mem_type);
+void stellar_emtt_fill(struct stellar_dev *sdev,
+		       const struct stellar_pvdma_mr *pm, u64 page_index,
+		       struct page *page, u32 mem_type);
+void stellar_emtt_invalidate(struct stellar_dev *sdev,
+			     struct stellar_pvdma_mr *pm);
+u64 stellar_emtt_read(struct stellar_dev *sdev, enum stellar_emtt_stat stat);
+
+/* stellar_pvdma.c */
+u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat);
+struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
+					   u64 start, u64 length, int access);
+void stellar_pvdma_dereg(struct stellar_dev *sdev,
+			 struct stellar_pvdma_mr *pm);
+int stellar_pvdma_pin_all(struct stellar_dev *sdev,
+			  struct stellar_pvdma_mr *pm);
+int stellar_pvdma_fault_in(struct stellar_dev *sdev,
+			   struct stellar_pvdma_mr *pm, u64 offset, u64 len);
+int stellar_pvdma_prefetch(struct stellar_dev *sdev,
+			   struct stellar_pvdma_mr *pm, u64 offset, u64 len);
+int stellar_pvdma_copy(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
+		       u64 offset, u8 *buf, u32 len, bool to_mr, bool may_pin);
+
+#endif /* STELLAR_MEM_H */

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-stellar: PVDMA - user memory registrations pin nothing up front.
+ *
+ * Registration checks that the range is mapped and remembers the owner's
+ * address space.  The first access to a 2 MB-aligned chunk of the MR pins
+ * that chunk (pin_user_pages_remote(), FOLL_LONGTERM) from the transport's
+ * process context, charging the owner's pinned memory against its
+ * RLIMIT_MEMLOCK; a chunk that is one large folio keeps a single pin.
+ * Chunks stay pinned until the MR is deregistered.  Copies hold a
+ * reference on the MR, so deregistration unpins only once no copy can
+ * still use the pages.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "stellar_emtt_index.h"
+#include "stellar_mem.h"
+
+u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->mem->counters, cpu)->pvdma[stat]);
+	return sum;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+/* Is every byte of [start, end) mapped by VMAs whose pages can be pinned? */
+static int stellar_pvdma_check_vmas(struct mm_struct *mm, unsigned long start,
+				    unsigned long end, bool writable)
+{
+	unsigned long addr = start;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (addr < end) {
+		struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+		if (!vma || (vma->vm_flags & (VM_IO | VM_PFNMAP)) ||
+		    (writable && !(vma->vm_flags & VM_WRITE))) {
+			ret = -EFAULT;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static unsigned long stellar_pvdma_lock_limit(void)
+{
+	if (capable(CAP_IPC_LOCK))
+		return ULONG_MAX;
+	return rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+}
+
+/**
+ * stellar_pvdma_reg() - a user memory registration that pins nothing yet
+ * @sdev: the device
+ * @start: user address of the first byte (the caller's address space)
+ * @length: bytes, not 0
+ * @access: IB_ACCESS_* flags
+ *
+ * Context: the registering process.
+ *
+ * Return: the registration or an ERR_PTR: -EFAULT if part of the range is
+ * not mapped (or not writable when @access needs writes), -ENOMEM.
+ */
+struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
+					   u64 start, u64 length, int access)
+{
+	bool writable = ib_access_writable(access);
+	struct stellar_pvdma_mr *pm;
+	int ret;
+
+	if (!current->mm || start + length < start ||
+	    !access_ok((void __user *)(uintptr_t)start, length))
+		return ERR_PTR(-EFAULT);
+	ret = stellar_pvdma_check_vmas(current->mm, start, start + length,
+				       writable);
+	if (ret)
+		return ERR_PTR(ret);
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+	mmgrab(current->mm);
+	pm->mm = current->mm;
+	pm->start = start;
+	pm->length = length;
+	pm->serial = atomic64_inc_return(&sdev->mem->next_serial);
+	pm->emtt_base = stellar_emtt_base(pm->serial);
+	pm->lock_limit = stellar_pvdma_lock_limit();
+	pm->writable = writable;
+	xa_init(&pm->chunks);
+	mutex_init(&pm->pin_lock);
+	return pm;
+}
+
+/* ---- pinning ----------------------------------------------------------- */
+
+static unsigned long stellar_pvdma_chunk_no(const struct stellar_pvdma_mr *pm,
+					    unsigned long addr)
+{
+	return (addr >> STELLAR_PVDMA_CHUNK_SHIFT) -
+	       (pm->start >> STELLAR_PVDMA_CHUNK_SHIFT);
+}
+
+/* The pages of chunk @chunk_no that lie inside the MR. */
+static void stellar_pvdma_chunk_span(const struct stellar_pvdma_mr *pm,
+				     unsigned long chunk_no,
+				     unsigned long *first, u32 *npages)
+{
+	unsigned long base = (pm->start & ~(STELLAR_PVDMA_CHUNK_SIZE - 1)) +
+			     (chunk_no << STELLAR_PVDMA_CHUNK_SHIFT);
+	unsigned long lo = max(base, pm->start & PAGE_MASK);
+	unsigned long hi = min(base + STELLAR_PVDMA_CHUNK_SIZE,
+			       PAGE_ALIGN(pm->start + pm->length));
+
+	*first = lo;
+	*npages = (hi - lo) >> PAGE_SHIFT;
+}
+
+static int stellar_pvdma_charge(struct stellar_pvdma_mr *pm, u32 npages)
+{
+	u64 total = atomic64_add_return(npages, &pm->mm->pinned_vm);
+
+	if (total <= pm->lock_limit)
+		return 0;
+	atomic64_sub(npages, &pm->mm->pinned_vm);
+	pr_warn_ratelimited("pinning %u KiB more would exceed the registering process's RLIMIT_MEMLOCK (%lu KiB)\n",
+			    npages << (PAGE_SHIFT - 10),
+			    pm->lock_limit << (PAGE_SHIFT - 10));
+	return -ENOMEM;
+}
+
+/* Pin @npages pages from @addr of @pm's address space into @pages. */
+static int stellar_pvdma_pin_range(struct stellar_pvdma_mr *pm,
+				   unsigned long addr, u32 npages,
+				   unsigned int gup_flags, struct page **pages)
+{
+	u32 done = 0;
+	long ret = 0;
+
+	if (!mmget_not_zero(pm->mm))
+		return -EFAULT;
+	mmap_read_lock(pm->mm);
+	while (done < npages) {
+		ret = pin_user_pages_remote(pm->mm, addr + done * PAGE_SIZE,
+					    npages - done,
+					    gup_flags | FOLL_LONGTERM,
+					    pages + done, NULL, NULL);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+	mmap_read_unlock(pm->mm);
+	mmput(pm->mm);
+	if (done == npages)
+		return 0;
+	unpin_user_pages(pages, done);
+	return ret < 0 ? ret : -EFAULT;
+}
+
+/*
+ * Read-only registrations are pinned for writing too where the mapping
+ * allows it: a read pin of never-written anonymous memory could return the
+ * shared zero page, which the process's first write would replace.
+ */
+static int stellar_pvdma_pin_pages(struct stellar_pvdma_mr *pm,
+				   unsigned long addr, u32 npages,
+				   struct page **pages)
+{
+	int ret = stellar_pvdma_pin_range(pm, addr, npages, FOLL_WRITE, pages);
+
+	if (ret && !pm->writable)
+		ret = stellar_pvdma_pin_range(pm, addr, npages, 0, pages);
+	return ret;
+}
+
+/* Are @pages consecutive pages of one large folio? */
+static bool stellar_pages_in_one_folio(struct page **pages, u32 npages)
+{
+	struct folio *folio = page_folio(pages[0]);
+	u32 i;
+
+	if (npages < 2 || !folio_test_large(folio))
+		return false;
+	for (i = 1; i < npages; i++)
+		if (pages[i] != nth_page(pages[0], i) ||
+		    page_folio(pages[i]) != folio)
+			return false;
+	return true;
+}
+
+static void stellar_pvdma_account_latency(struct stellar_dev *sdev, u64 ns)
+{
+	enum stellar_pvdma_stat bucket;
+
+	if (ns < 10 * NSEC_PER_USEC)
+		bucket = STELLAR_PVDMA_PIN_LAT_10US;
+	else if (ns < 100 * NSEC_PER_USEC)
+		bucket = STELLAR_PVDMA_PIN_LAT_100US;
+	else if (ns < NSEC_PER_MSEC)
+		bucket = STELLAR_PVDMA_PIN_LAT_1MS;
+	else if (ns < 10 * NSEC_PER_MSEC)
+		bucket = STELLAR_PVDMA_PIN_LAT_10MS;
+	else
+		bucket = STELLAR_PVDMA_PIN_LAT_SLOW;
+	stellar_mem_count(sdev, bucket, 1);
+}
+
+/* Pin the pages of a chunk and describe them; charged to the owner. */
+static struct stellar_pvdma_chunk *
+stellar_pvdma_new_chunk(struct stellar_pvdma_mr *pm, unsigned long chunk_no)
+{
+	struct stellar_pvdma_chunk *chunk;
+	struct page **pages;
+	int ret = -ENOMEM;
+
+	chunk = kzalloc(sizeof(*chunk), GFP_KERNEL);
+	if (!chunk)
+		return ERR_PTR(-ENOMEM);
+	stellar_pvdma_chunk_span(pm, chunk_no, &chunk->first_addr,
+				 &chunk->npages);
+	pages = kvmalloc_array(chunk->npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		goto err_chunk;
+	ret = stellar_pvdma_charge(pm, chunk->npages);
+	if (ret)
+		goto err_pages;
+	ret = stellar_pvdma_pin_pages(pm, chunk->first_addr, chunk->npages,
+				      pages);
+	if (ret)
+		goto err_uncharge;
+	chunk->first = pages[0];
+	if (stellar_pages_in_one_folio(pages, chunk->npages)) {
+		/* The first page's pin keeps the whole folio pinned. */
+		unpin_user_pages(pages + 1, chunk->npages - 1);
+		kvfree(pages);
+	} else {
+		chunk->pages = pages;
+	}
+	return chunk;
+
+err_uncharge:
+	atomic64_sub(chunk->npages, &pm->mm->pinned_vm);
+err_pages:
+	kvfree(pages);
+err_chunk:
+	kfree(chunk);
+	return ERR_PTR(ret);
+}
+
+static void stellar_pvdma_release_chunk(struct stellar_pvdma_mr *pm,
+					struct stellar_pvdma_chunk *chunk)
+{
+	if (chunk->pages) {
+		unpin_user_pages_dirty_lock(chunk->pages, chunk->npages,
+					    pm->writable);
+		kvfree(chunk->pages);
+	} else {
+		unpin_user_pages_dirty_lock(&chunk->first, 1, pm->writable);
+	}
+	atomic64_sub(chunk->npages, &pm->mm->pinned_vm);
+	kfree(chunk);
+}
+
+static int stellar_pvdma_publish(struct stellar_dev *sdev,
+				 struct stellar_pvdma_mr *pm,
+				 unsigned long chunk_no,
+				 struct stellar_pvdma_chunk *chunk)
+{
+	int ret = xa_err(xa_store(&pm->chunks, chunk_no, chunk, GFP_KERNEL));
+
+	if (ret)
+		return ret;
+	pm->pinned_pages += chunk->npages;
+	stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, 1);
+	stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
+			  (s64)chunk->npages << PAGE_SHIFT);
+	if (!chunk->pages)
+		stellar_mem_count(sdev, STELLAR_PVDMA_HUGE_CHUNKS, 1);
+	return 0;
+}
+
+static void stellar_pvdma_pin_failed(struct stellar_dev *sdev, int err)
+{
+	stellar_mem_count(sdev, err == -ENOMEM ? STELLAR_PVDMA_MEMLOCK_ERRORS :
+						 STELLAR_PVDMA_PIN_ERRORS, 1);
+	if (err != -ENOMEM)
+		pr_warn_ratelimited("%s: cannot pin registered memory (%d): not mapped any more?\n",
+				    dev_name(&sdev->ibdev.dev), err);
+}
+
+/**
+ * stellar_pvdma_get_chunk() - a chunk of an MR, pinned now if need be
+ * @sdev: the device
+ * @pm: the registration (the caller holds the MR)
+ * @chunk_no: chunk number relative to the MR's first chunk
+ * @why: the counter a new pin adds to (FAULTS, PREFETCHES, EAGER_PINS)
+ * @chunk: receives the chunk
+ *
+ * Context: process context, may sleep.  Only this QP's work waits for a
+ * pin; other chunks already pinned stay usable meanwhile.
+ *
+ * Return: 0, -ENOMEM (RLIMIT_MEMLOCK or memory), -EFAULT (not mapped).
+ */
+static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
+				   struct stellar_pvdma_mr *pm,
+				   unsigned long chunk_no,
+				   enum stellar_pvdma_stat why,
+				   struct stellar_pvdma_chunk **chunk)
+{
+	u64 t0;
+	int ret = 0;
+
+	*chunk = xa_load(&pm->chunks, chunk_no);
+	if (*chunk)
+		return 0;
+	mutex_lock(&pm->pin_lock);
+	*chunk = xa_load(&pm->chunks, chunk_no);
+	if (*chunk)
+		goto out;
+	t0 = ktime_get_ns();
+	*chunk = stellar_pvdma_new_chunk(pm, chunk_no);
+	if (IS_ERR(*chunk)) {
+		ret = PTR_ERR(*chunk);
+		stellar_pvdma_pin_failed(sdev, ret);
+		goto out;
+	}
+	ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk);
+	if (ret) {
+		stellar_pvdma_release_chunk(pm, *chunk);
+		goto out;
+	}
+	stellar_pvdma_account_latency(sdev, ktime_get_ns() - t0);
+	stellar_mem_count(sdev, why, 1);
+out:
+	mutex_unlock(&pm->pin_lock);
+	return ret;
+}
+
+/**
+ * stellar_pvdma_pin_span() - pin the chunks of part of an MR now
+ * @sdev: the device
+ * @pm: the registration (the caller holds the MR)
+ * @offset: first byte, relative to the MR's start
+ * @len: bytes (@offset + @len within the MR)
+ * @why: counter of the new pins (PREFETCHES or EAGER_PINS)
+ *
+ * Return: 0 or the first pin's error.
+ */
+static int stellar_pvdma_pin_span(struct stellar_dev *sdev,
+				  struct stellar_pvdma_mr *pm, u64 offset,
+				  u64 len, enum stellar_pvdma_stat why)
+{
+	unsigned long first, last, i;
+	struct stellar_pvdma_chunk *chunk;
+	int ret;
+
+	if (!len)
+		return 0;
+	first = stellar_pvdma_chunk_no(pm, pm->start + offset);
+	last = stellar_pvdma_chunk_no(pm, pm->start + offset + len - 1);
+	for (i = first; i <= last; i++) {
+		ret = stellar_pvdma_get_chunk(sdev, pm, i, why, &chunk);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* advise_mr: pin [@offset, @offset + @len) of the MR ahead of use. */
+int stellar_pvdma_prefetch(struct stellar_dev *sdev,
+			   struct stellar_pvdma_mr *pm, u64 offset, u64 len)
+{
+	return stellar_pvdma_pin_span(sdev, pm, offset, len,
+				      STELLAR_PVDMA_PREFETCHES);
+}
+
+/* Pin the chunks under [@offset, @offset + @len) as a first access would. */
+int stellar_pvdma_fault_in(struct stellar_dev *sdev,
+			   struct stellar_pvdma_mr *pm, u64 offset, u64 len)
+{
+	return stellar_pvdma_pin_span(sdev, pm, offset, len,
+				      STELLAR_PVDMA_FAULTS);
+}
+
+/* Eager mode: pin the whole MR at registration. */
+int stellar_pvdma_pin_all(struct stellar_dev *sdev,
+			  struct stellar_pvdma_mr *pm)
+{
+	return stellar_pvdma_pin_span(sdev, pm, 0, pm->length,
+				      STELLAR_PVDMA_EAGER_PINS);
+}
+
+/**
+ * stellar_pvdma_dereg() - unpin everything and free the registration
+ * @sdev: the device
+ * @pm: the registration; no copy may use it any more
+ */
+void stellar_pvdma_dereg(struct stellar_dev *sdev,
+			 struct stellar_pvdma_mr *pm)
+{
+	struct stellar_pvdma_chunk *chunk;
+	unsigned long index;
+
+	stellar_emtt_invalidate(sdev, pm);
+	xa_for_each(&pm->chunks, index, chunk) {
+		stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, -1);
+		stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
+				  -((s64)chunk->npages << PAGE_SHIFT));
+		stellar_pvdma_release_chunk(pm, chunk);
+		cond_resched();
+	}
+	xa_destroy(&pm->chunks);
+	mmdrop(pm->mm);
+	kfree(pm);
+}
+
+/* ---- translation and copies ------------------------------------------- */
+
+static struct page *stellar_chunk_page(const struct stellar_pvdma_chunk *chunk,
+				       unsigned long addr)
+{
+	unsigned long i = (addr - chunk->first_addr) >> PAGE_SHIFT;
+
+	return chunk->pages ? chunk->pages[i] : nth_page(chunk->first, i);
+}
+
+/*
+ * The page behind user address @addr of @pm: from the eMTT, else from the
+ * MR's chunk table (pinning the chunk first if @may_pin), filling the
+ * eMTT on the way.
+ */
+static int stellar_pvdma_translate(struct stellar_dev *sdev,
+				   struct stellar_pvdma_mr *pm,
+				   unsigned long addr, bool may_pin,
+				   struct page **page)
+{
+	u64 page_index = (addr >> PAGE_SHIFT) - (pm->start >> PAGE_SHIFT);
+	unsigned long chunk_no = stellar_pvdma_chunk_no(pm, addr);
+	struct stellar_pvdma_chunk *chunk;
+	u32 mem_type;
+	int ret;
+
+	stellar_mem_count(sdev, STELLAR_PVDMA_LOOKUPS, 1);
+	if (stellar_emtt_lookup(sdev, pm, page_index, page, &mem_type))
+		return mem_type == STELLAR_MEM_HOST ? 0 : -EOPNOTSUPP;
+	chunk = xa_load(&pm->chunks, chunk_no);
+	if (!chunk) {
+		if (!may_pin)
+			return -EFAULT;
+		ret = stellar_pvdma_get_chunk(sdev, pm, chunk_no,
+					      STELLAR_PVDMA_FAULTS, &chunk);
+		if (ret)
+			return ret;
+	}
+	*page = stellar_chunk_page(chunk, addr);
+	stellar_emtt_fill(sdev, pm, page_index, *page, STELLAR_MEM_HOST);
+	return 0;
+}
+
+/**
+ * stellar_pvdma_copy() - copy between a buffer and an MR's user memory
+ * @sdev: the device
+ * @pm: the registration (the caller holds the MR and checked the range)
+ * @offset: first byte, relative to the MR's start
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: copy from @buf into the MR
+ * @may_pin: may sleep to pin a chunk; if false, an unpinned chunk fails
+ *
+ * Return: 0, or a pin's error (-EFAULT, -ENOMEM).
+ */
+int stellar_pvdma_copy(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
+		       u64 offset, u8 *buf, u32 len, bool to_mr, bool may_pin)
+{
+	unsigned long addr = pm->start + offset;
+
+	while (len) {
+		u32 in_page = offset_in_page(addr);
+		u32 n = min_t(u32, len, PAGE_SIZE - in_page);
+		struct page *page;
+		void *kaddr;
+		int ret;
+
+		ret = stellar_pvdma_translate(sdev, pm, addr, may_pin, &page);
+		if (ret)
+			return ret;
+		kaddr = kmap_local_page(page);
+		if (to_mr)
+			memcpy(kaddr + in_page, buf, n);
+		else
+			memcpy(buf, kaddr + in_page, n);
+		kunmap_local(kaddr);
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- device life cycle ------------------------------------------------- */
+
+/**
+ * stellar_mem_dev_init() - a new device's PVDMA and eMTT state
+ * @sdev: the device, settings already filled in
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int stellar_mem_dev_init(struct stellar_dev *sdev)
+{
+	struct stellar_mem *mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+
+	if (!mem)
+		return -ENOMEM;
+	mem->counters = alloc_percpu(struct stellar_mem_counters);
+	if (!mem->counters) {
+		kfree(mem);
+		return -ENOMEM;
+	}
+	mutex_init(&mem->emtt_lock);
+	sdev->mem = mem;
+	if (stellar_emtt_resize(sdev)) {
+		stellar_mem_dev_fini(sdev);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every MR is gone: free the device's memory state. */
+void stellar_mem_dev_fini(struct stellar_dev *sdev)
+{
+	if (!sdev->mem)
+		return;
+	stellar_emtt_free(sdev);
+	free_percpu(sdev->mem->counters);
+	kfree(sdev->mem);
+	sdev->mem = NULL;
+}

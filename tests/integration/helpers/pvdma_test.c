@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * PVDMA and eMTT data tests: a loopback RC QP pair on one stellar device
+ * moves data through user memory that is pinned on first access, and the
+ * results are checked byte for byte against the process's own view.
+ *
+ *   pvdma_test -d DEV -g GID_INDEX CASE
+ *
+ * Every case prints "ok CASE" and exits 0, or prints why and exits 1.
+ * The counters of /proc/stellar/pvdma_stats are checked where a case
+ * knows what they must do.
+ *
+ * Copyright (c) 2026 The virtio-stellar authors
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define CHUNK		(2UL << 20)
+#define PAGE		4096UL
+#define MAX_MSG		(1U << 20)
+
+static const char *dev_name = "stellar0";
+static int gid_index;
+static const char *case_name = "?";
+
+struct ctx {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp_a;	/* requester */
+	struct ibv_qp *qp_b;	/* responder */
+	uint8_t *src;		/* A's staging buffer */
+	struct ibv_mr *src_mr;
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "FAIL %s: ", case_name);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) die(__VA_ARGS__); } while (0)
+
+/* ---- /proc/stellar/pvdma_stats and emtt_stats ------------------------- */
+
+/* Value of "LABEL: N" in DEV's section of /proc/stellar/FILE. */
+static uint64_t mem_stat(const char *file, const char *label)
+{
+	char path[128], line[256], section[80];
+	bool in_dev = false;
+	size_t len = strlen(label);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/stellar/%s", file);
+	snprintf(section, sizeof(section), "[%s]", dev_name);
+	f = fopen(path, "r");
+	CHECK(f, "cannot open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '[') {
+			in_dev = !strcmp(line, section);
+			continue;
+		}
+		if (in_dev && !strncmp(line, label, len) && line[len] == ':') {
+			fclose(f);
+			return strtoull(line + len + 1, NULL, 10);
+		}
+	}
+	fclose(f);
+	die("no '%s' for %s in %s", label, dev_name, path);
+	return 0;
+}
+
+static uint64_t pvdma_stat(const char *label)
+{
+	return mem_stat("pvdma_stats", label);
+}
+
+/* ---- verbs set-up --------------------------------------------------- */
+
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	CHECK(ctx, "cannot open %s", dev_name);
+	return ctx;
+}
+
+static struct ibv_qp *make_qp(struct ctx *c)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ibv_qp *qp = ibv_create_qp(c->pd, &init);
+
+	CHECK(qp, "ibv_create_qp: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+	      "modify to INIT");
+	return qp;
+}
+
+static void connect_qp(struct ibv_qp *qp, struct ibv_qp *peer,
+		       union ibv_gid *gid)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = peer->qp_num, .rq_psn = 1,
+		.max_dest_rd_atomic = 16, .min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = *gid, .sgid_index = gid_index,
+				      .hop_limit = 64 } },
+	};
+
+	CHECK(!ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER), "modify to RTR");
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 1;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 16;
+	CHECK(!ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
+	      "modify to RTS");
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(p != MAP_FAILED, "mmap %zu: %s", len, strerror(errno));
+	return p;
+}
+
+/* @nchunks chunks of anonymous memory starting on a chunk boundary. */
+static uint8_t *map_chunks(size_t nchunks)
+{
+	uint8_t *map = map_anon((nchunks + 1) * CHUNK);
+
+	return (uint8_t *)(((uintptr_t)map + CHUNK - 1) & ~(CHUNK - 1));
+}
+
+static struct ibv_mr *reg(struct ctx *c, void *addr, size_t len)
+{
+	struct ibv_mr *mr = ibv_reg_mr(c->pd, addr, len,
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_REMOTE_ATOMIC);
+
+	CHECK(mr, "ibv_reg_mr(%p, %zu): %s", addr, len, strerror(errno));
+	return mr;
+}
+
+/*
+ * Pin the staging buffer now, so that the cases' fault counts see only
+ * the memory they are about.
+ */
+static void prefetch(struct ctx *c, struct ibv_mr *mr, void *addr,
+		     uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = mr->lkey,
+	};
+	int ret = ibv_advise_mr(c->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+
+	CHECK(!ret, "ibv_advise_mr: %s", strerror(ret));
+}
+
+static void setup(struct ctx *c)
+{
+	union ibv_gid gid;
+
+	c->ctx = open_dev();
+	c->pd = ibv_alloc_pd(c->ctx);
+	CHECK(c->pd, "ibv_alloc_pd");
+	c->cq = ibv_create_cq(c->ctx, 256, NULL, NULL, 0);
+	CHECK(c->cq, "ibv_create_cq");
+	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &gid), "ibv_query_gid");
+	c->qp_a = make_qp(c);
+	c->qp_b = make_qp(c);
+	connect_qp(c->qp_a, c->qp_b, &gid);
+	connect_qp(c->qp_b, c->qp_a, &gid);
+	c->src = map_anon(MAX_MSG);
+	c->src_mr = reg(c, c->src, MAX_MSG);
+	prefetch(c, c->src_mr, c->src, MAX_MSG);
+}
+
+/* ---- operations ----------------------------------------------------- */
+
+static enum ibv_wc_status wait_wc(struct ctx *c)
+{
+	struct timespec t0, now;
+	struct ibv_wc wc;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		CHECK(n >= 0, "ibv_poll_cq");
+		if (n)
+			return wc.status;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		CHECK(now.tv_sec - t0.tv_sec < 30, "no completion in 30 s");
+	}
+}
+
+static enum ibv_wc_status rdma_op(struct ctx *c, enum ibv_wr_opcode op,
+				  uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->src, .length = len, .lkey = c->src_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.opcode = op, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+
+	CHECK(len <= MAX_MSG, "message too long");
+	CHECK(!ibv_post_send(c->qp_a, &wr, &bad), "ibv_post_send: %s",
+	      strerror(errno));
+	return wait_wc(c);
+}
+
+static uint64_t atomic_op(struct ctx *c, enum ibv_wr_opcode op,
+			  uint64_t raddr, uint32_t rkey, uint64_t cmp_add,
+			  uint64_t swap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->src, .length = 8, .lkey = c->src_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.opcode = op, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = raddr, .rkey = rkey,
+			       .compare_add = cmp_add, .swap = swap },
+	}, *bad;
+	enum ibv_wc_status st;
+
+	CHECK(!ibv_post_send(c->qp_a, &wr, &bad), "post atomic");
+	st = wait_wc(c);
+	CHECK(st == IBV_WC_SUCCESS, "atomic: %s", ibv_wc_status_str(st));
+	return *(uint64_t *)c->src;
+}
+
+static void fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)((seed + i * 131) ^ (i >> 9));
+}
+
+/* RDMA WRITE @len pattern bytes to @dst, check, READ them back, check. */
+static void write_read(struct ctx *c, struct ibv_mr *mr, uint8_t *dst,
+		       uint32_t len, uint32_t seed)
+{
+	uint64_t raddr = (uintptr_t)dst;
+	enum ibv_wc_status st;
+
+	fill(c->src, len, seed);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, len, raddr, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS, "WRITE %u at %p: %s", len, dst,
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(dst, c->src, len), "WRITE %u at %p: data differs", len,
+	      dst);
+	memset(c->src, 0, len);
+	fill(dst, len, seed + 7);
+	st = rdma_op(c, IBV_WR_RDMA_READ, len, raddr, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS, "READ %u at %p: %s", len, dst,
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(dst, c->src, len), "READ %u at %p: data differs", len,
+	      dst);
+}
+
+/* ---- cases ------------------------------------------------------------ */
+
+/*
+ * An MR that starts 3 pages + 5 bytes into a chunk and is not a whole
+ * number of pages: registering pins nothing, accesses across chunk and
+ * page boundaries move the right bytes, and only touched chunks pin.
+ */
+static void case_boundaries(struct ctx *c)
+{
+	size_t map_len = 5 * CHUNK;
+	uint8_t *map = map_anon(map_len + CHUNK);
+	uint8_t *aligned = (uint8_t *)(((uintptr_t)map + CHUNK - 1) &
+				       ~(CHUNK - 1));
+	uint8_t *buf = aligned + 3 * PAGE + 5;
+	size_t len = 4 * CHUNK + 12345;
+	uint64_t pinned0 = pvdma_stat("Pinned bytes");
+	uint64_t faults0 = pvdma_stat("Page faults");
+	struct ibv_mr *mr = reg(c, buf, len);
+
+	CHECK(pvdma_stat("Pinned bytes") == pinned0,
+	      "registration pinned %" PRIu64 " bytes",
+	      pvdma_stat("Pinned bytes") - pinned0);
+	/* Across the first chunk boundary (2 chunks pin). */
+	write_read(c, mr, aligned + CHUNK - 3000, 6000, 1);
+	CHECK(pvdma_stat("Page faults") - faults0 == 2,
+	      "2 chunks touched, %" PRIu64 " faults",
+	      pvdma_stat("Page faults") - faults0);
+	/* First bytes, last bytes, a message over a page boundary. */
+	write_read(c, mr, buf, 1, 2);
+	write_read(c, mr, buf, 4096, 3);
+	write_read(c, mr, buf + len - 1, 1, 4);
+	write_read(c, mr, buf + len - 70000, 70000, 5);
+	write_read(c, mr, aligned + CHUNK + 100, 200, 6);
+	/* Chunks 0, 1, 3 and 4 were touched; chunk 2 was not. */
+	CHECK(pvdma_stat("Page faults") - faults0 == 4,
+	      "4 chunks touched, %" PRIu64 " faults",
+	      pvdma_stat("Page faults") - faults0);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	CHECK(pvdma_stat("Pinned bytes") == pinned0,
+	      "deregistration left %" PRIu64 " bytes pinned",
+	      pvdma_stat("Pinned bytes") - pinned0);
+	munmap(map, map_len + CHUNK);
+}
+
+/* A 1-byte MR: its byte works, the byte after it is outside the MR. */
+static void case_tiny(struct ctx *c)
+{
+	uint8_t *page = map_anon(PAGE);
+	struct ibv_mr *mr = reg(c, page + 100, 1);
+	enum ibv_wc_status st;
+
+	write_read(c, mr, page + 100, 1, 9);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 2, (uintptr_t)page + 100, mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR,
+	      "2-byte WRITE into a 1-byte MR: %s", ibv_wc_status_str(st));
+}
+
+/* Atomics into chunks nobody has touched, then READ them back. */
+static void case_atomic(struct ctx *c)
+{
+	uint8_t *buf = map_chunks(4);
+	struct ibv_mr *mr = reg(c, buf, 4 * CHUNK);
+	uint64_t *far = (uint64_t *)(buf + 3 * CHUNK + 8);
+	uint64_t *mid = (uint64_t *)(buf + CHUNK + 4096);
+	uint64_t orig;
+
+	orig = atomic_op(c, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)far,
+			 mr->rkey, 5, 0);
+	CHECK(orig == 0 && *far == 5, "fetch-add: orig %" PRIu64 " now %"
+	      PRIu64, orig, *far);
+	orig = atomic_op(c, IBV_WR_ATOMIC_CMP_AND_SWP, (uintptr_t)mid,
+			 mr->rkey, 0, 0xabcdef);
+	CHECK(orig == 0 && *mid == 0xabcdef, "cmp-swap: orig %" PRIu64
+	      " now %" PRIx64, orig, *mid);
+	orig = atomic_op(c, IBV_WR_ATOMIC_CMP_AND_SWP, (uintptr_t)mid,
+			 mr->rkey, 1, 7);
+	CHECK(orig == 0xabcdef && *mid == 0xabcdef,
+	      "failing cmp-swap changed memory");
+	write_read(c, mr, (uint8_t *)far - 8, 64, 11);
+}
+
+/* ibv_advise_mr pins ahead: the following accesses do not fault. */
+static void case_prefetch(struct ctx *c)
+{
+	uint8_t *buf = map_chunks(8);
+	struct ibv_mr *mr = reg(c, buf, 8 * CHUNK);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf + CHUNK, .length = 3 * CHUNK,
+		.lkey = mr->lkey,
+	};
+	uint64_t faults0, pref0 = pvdma_stat("Prefetches");
+	uint64_t pinned0 = pvdma_stat("Pinned bytes");
+	int ret;
+
+	ret = ibv_advise_mr(c->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(!ret, "ibv_advise_mr: %s", strerror(ret));
+	CHECK(pvdma_stat("Prefetches") - pref0 == 3, "3 chunks prefetched, "
+	      "counter says %" PRIu64, pvdma_stat("Prefetches") - pref0);
+	CHECK(pvdma_stat("Pinned bytes") - pinned0 == 3 * CHUNK,
+	      "prefetch pinned %" PRIu64 " bytes",
+	      pvdma_stat("Pinned bytes") - pinned0);
+	faults0 = pvdma_stat("Page faults");
+	write_read(c, mr, buf + CHUNK, 1 << 20, 12);
+	write_read(c, mr, buf + 4 * CHUNK - 4096, 4096, 13);
+	CHECK(pvdma_stat("Page faults") == faults0,
+	      "prefetched chunks faulted");
+	/* An lkey that does not exist is refused. */
+	sge.lkey = mr->lkey + 0x100000;
+	ret = ibv_advise_mr(c->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(ret, "advise_mr with a bad lkey succeeded");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	CHECK(pvdma_stat("Pinned bytes") == pinned0, "pins left after dereg");
+}
+
+/*
+ * fork() after registration, before the first access: the MR keeps
+ * naming the parent's memory.  RDMA into it while a child still shares
+ * the pages copy-on-write reaches the parent only; the child's writes do
+ * not reach the parent.
+ */
+static void case_fork(struct ctx *c)
+{
+	uint8_t *buf = map_anon(2 * CHUNK);
+	struct ibv_mr *mr;
+	int status, go[2];
+	char byte = 0;
+	pid_t pid;
+
+	memset(buf, 0x11, 2 * CHUNK);
+	mr = reg(c, buf, 2 * CHUNK);
+	CHECK(!pipe(go), "pipe");
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid) {
+		size_t i;
+
+		/* Wait for the parent's RDMA, then check our own copy. */
+		if (read(go[0], &byte, 1) != 1)
+			_exit(2);
+		for (i = 0; i < 2 * CHUNK; i++)
+			if (buf[i] != 0x11)
+				_exit(1);
+		memset(buf, 0xcc, 2 * CHUNK);
+		_exit(0);
+	}
+	write_read(c, mr, buf + 100, 8192, 21);
+	write_read(c, mr, buf + CHUNK - 10, 20, 22);
+	CHECK(write(go[1], &byte, 1) == 1, "pipe write");
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+	      "waitpid");
+	CHECK(WEXITSTATUS(status) == 0,
+	      "the child saw the parent's RDMA data (status %d)",
+	      WEXITSTATUS(status));
+	CHECK(buf[0] == 0x11 && buf[2 * CHUNK - 1] == 0x11,
+	      "the child's writes reached the parent");
+	/* A second fork after the pins must not break them either. */
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid) {
+		memset(buf, 0xdd, 2 * CHUNK);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+	write_read(c, mr, buf + 100, 8192, 23);
+	CHECK(buf[5000] != 0xdd, "the second child's writes reached the parent");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/*
+ * Part of the MR unmapped before its first access: accesses elsewhere
+ * work, an access there fails cleanly with a remote access error.
+ */
+static void case_unmapped(struct ctx *c)
+{
+	uint8_t *map = map_anon(4 * CHUNK);
+	uint8_t *buf = (uint8_t *)(((uintptr_t)map + CHUNK - 1) & ~(CHUNK - 1));
+	struct ibv_mr *mr = reg(c, buf, 3 * CHUNK);
+	uint64_t errors0 = pvdma_stat("Pin errors");
+	enum ibv_wc_status st;
+
+	CHECK(!munmap(buf + CHUNK, CHUNK), "munmap");
+	write_read(c, mr, buf + 10, 4096, 31);
+	write_read(c, mr, buf + 2 * CHUNK + 10, 4096, 32);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 4096, (uintptr_t)buf + CHUNK + 8,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE into unmapped memory: %s",
+	      ibv_wc_status_str(st));
+	CHECK(pvdma_stat("Pin errors") > errors0, "no pin error counted");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	/* Registering an unmapped range fails up front. */
+	CHECK(!ibv_reg_mr(c->pd, buf + CHUNK, 4096, IBV_ACCESS_LOCAL_WRITE),
+	      "registering unmapped memory succeeded");
+}
+
+/* Re-registration at the same address must not see the old pages. */
+static void case_rereg(struct ctx *c)
+{
+	uint8_t *buf = map_anon(CHUNK);
+	struct ibv_mr *mr = reg(c, buf, CHUNK);
+	uint32_t old_lkey = mr->lkey;
+	enum ibv_wc_status st;
+
+	write_read(c, mr, buf, 65536, 41);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	CHECK(mmap(buf, CHUNK, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == buf,
+	      "mmap MAP_FIXED");
+	memset(buf, 0x5a, CHUNK);
+	mr = reg(c, buf, CHUNK);
+	printf("old lkey %#x new lkey %#x\n", old_lkey, mr->lkey);
+	memset(c->src, 0, 65536);
+	st = rdma_op(c, IBV_WR_RDMA_READ, 65536, (uintptr_t)buf, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS, "READ: %s", ibv_wc_status_str(st));
+	CHECK(c->src[0] == 0x5a && c->src[65535] == 0x5a,
+	      "READ after re-registration returned the old pages");
+	write_read(c, mr, buf + 4096, 8192, 42);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/* Huge pages: data is right and one pin holds each 2 MB chunk. */
+static void case_hugetlb(struct ctx *c)
+{
+	size_t len = 2 * CHUNK;
+	uint64_t huge0 = pvdma_stat("Huge chunks");
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	struct ibv_mr *mr;
+
+	CHECK(buf != MAP_FAILED, "MAP_HUGETLB: %s (reserve huge pages first)",
+	      strerror(errno));
+	mr = reg(c, buf + 4096 + 3, len - 8192);
+	write_read(c, mr, buf + CHUNK - 5000, 10000, 51);
+	write_read(c, mr, buf + 4096 + 3, 1, 52);
+	CHECK(pvdma_stat("Huge chunks") - huge0 == 2,
+	      "2 huge chunks pinned, counter says %" PRIu64,
+	      pvdma_stat("Huge chunks") - huge0);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	/* Normal pages next to it still work. */
+	case_tiny(c);
+}
+
+/* Drop CAP_IPC_LOCK so that RLIMIT_MEMLOCK applies (we run as root). */
+static void drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	CHECK(!syscall(SYS_capget, &hdr, data), "capget");
+	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	data[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
+	CHECK(!syscall(SYS_capset, &hdr, data), "capset");
+}
+
+/*
+ * A tiny RLIMIT_MEMLOCK: registration of a large MR still succeeds (it
+ * pins nothing), the first access beyond the limit fails with a clean
+ * error completion.
+ */
+static void case_memlock(struct ctx *c)
+{
+	uint8_t *map = map_anon(5 * CHUNK);
+	uint8_t *buf = (uint8_t *)(((uintptr_t)map + CHUNK - 1) & ~(CHUNK - 1));
+	uint64_t memlock0 = pvdma_stat("Memlock errors");
+	struct ibv_mr *mr;
+	enum ibv_wc_status st;
+
+	mr = reg(c, buf, 4 * CHUNK);
+	/* The 1 MB staging MR is pinned, 3 MB are left: one chunk fits. */
+	write_read(c, mr, buf + 100, 4096, 61);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 4096, (uintptr_t)buf + 3 * CHUNK,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE over RLIMIT_MEMLOCK: %s",
+	      ibv_wc_status_str(st));
+	CHECK(pvdma_stat("Memlock errors") > memlock0,
+	      "no memlock error counted");
+}
+
+static void memlock_prepare(void)
+{
+	struct rlimit lim = { 4 << 20, 4 << 20 };
+
+	drop_ipc_lock();
+	CHECK(!setrlimit(RLIMIT_MEMLOCK, &lim), "setrlimit");
+}
+
+/* Pin some chunks and die without deregistering anything. */
+static void case_exit(struct ctx *c)
+{
+	size_t len = 64 * CHUNK;
+	uint8_t *buf = map_anon(len);
+	struct ibv_mr *mr = reg(c, buf, len);
+	int i;
+
+	for (i = 0; i < 64; i += 7)
+		write_read(c, mr, buf + i * CHUNK + 64, 4096, 70 + i);
+	printf("pinned %" PRIu64 " bytes, killing myself\n",
+	       pvdma_stat("Pinned bytes"));
+	fflush(stdout);
+	raise(SIGKILL);
+}
+
+/*
+ * Random offsets and sizes over a 64 MB MR, each checked: run with the
+ * eMTT on, off, and smaller than the working set (evictions).
+ */
+static void case_random(struct ctx *c)
+{
+	size_t len = 32 * CHUNK;
+	uint8_t *buf = map_anon(len);
+	struct ibv_mr *mr = reg(c, buf, len);
+	uint32_t sizes[] = { 1, 100, 4096, 8192, 65536, 262144, 1 << 20 };
+	unsigned int seed = 1234;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		uint32_t size = sizes[rand_r(&seed) % 7];
+		uint64_t off = ((uint64_t)rand_r(&seed) << 15 ^
+				rand_r(&seed)) % (len - size);
+
+		write_read(c, mr, buf + off, size, i);
+	}
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/* ibv_query_device_ex reports ODP; IBV_ACCESS_ON_DEMAND registers. */
+static void case_odp(struct ctx *c)
+{
+	struct ibv_device_attr_ex attr = {};
+	uint8_t *buf = map_anon(2 * CHUNK);
+	struct ibv_mr *mr;
+	uint32_t rc;
+
+	CHECK(!ibv_query_device_ex(c->ctx, NULL, &attr), "query_device_ex");
+	rc = attr.odp_caps.per_transport_caps.rc_odp_caps;
+	CHECK(attr.odp_caps.general_caps & IBV_ODP_SUPPORT,
+	      "no IBV_ODP_SUPPORT");
+	CHECK((rc & (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		     IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		     IBV_ODP_SUPPORT_ATOMIC)) ==
+	      (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+	       IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+	       IBV_ODP_SUPPORT_ATOMIC), "rc_odp_caps %#x", rc);
+	mr = ibv_reg_mr(c->pd, buf, 2 * CHUNK, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	CHECK(mr, "ON_DEMAND registration: %s", strerror(errno));
+	write_read(c, mr, buf + CHUNK - 1, 2, 81);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	/* A read-only mapping cannot back a writable MR. */
+	CHECK(!mprotect(buf, CHUNK, PROT_READ), "mprotect");
+	CHECK(!ibv_reg_mr(c->pd, buf, CHUNK, IBV_ACCESS_LOCAL_WRITE),
+	      "writable MR over read-only memory registered");
+	mr = ibv_reg_mr(c->pd, buf, CHUNK, IBV_ACCESS_REMOTE_READ);
+	CHECK(mr, "read-only MR over read-only memory: %s", strerror(errno));
+	CHECK(rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)buf, mr->rkey) ==
+	      IBV_WC_SUCCESS, "READ from a read-only MR");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/*
+ * Several QPs hit the same never-touched chunks at once: each chunk is
+ * pinned exactly once and every write lands.
+ */
+static void case_concurrent(struct ctx *c)
+{
+	enum { NQP = 4, NCHUNK = 8, LEN = 4096 };
+	struct ibv_qp *qp[NQP][2];
+	union ibv_gid gid;
+	uint8_t *buf = map_chunks(NCHUNK);
+	struct ibv_mr *mr = reg(c, buf, NCHUNK * CHUNK);
+	uint64_t faults0 = pvdma_stat("Page faults");
+	int i, k;
+
+	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &gid), "ibv_query_gid");
+	for (i = 0; i < NQP; i++) {
+		qp[i][0] = make_qp(c);
+		qp[i][1] = make_qp(c);
+		connect_qp(qp[i][0], qp[i][1], &gid);
+		connect_qp(qp[i][1], qp[i][0], &gid);
+		fill(c->src + i * LEN, LEN, 100 + i);
+	}
+	for (k = 0; k < NCHUNK; k++) {
+		for (i = 0; i < NQP; i++) {
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)c->src + i * LEN,
+				.length = LEN, .lkey = c->src_mr->lkey,
+			};
+			struct ibv_send_wr wr = {
+				.opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
+				.num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = {
+					.remote_addr = (uintptr_t)buf + k * CHUNK +
+						       (i * 2 + 1) * 65536,
+					.rkey = mr->rkey },
+			}, *bad;
+
+			CHECK(!ibv_post_send(qp[i][0], &wr, &bad), "post");
+		}
+	}
+	for (i = 0; i < NQP * NCHUNK; i++) {
+		enum ibv_wc_status st = wait_wc(c);
+
+		CHECK(st == IBV_WC_SUCCESS, "concurrent WRITE: %s",
+		      ibv_wc_status_str(st));
+	}
+	for (k = 0; k < NCHUNK; k++)
+		for (i = 0; i < NQP; i++)
+			CHECK(!memcmp(buf + k * CHUNK + (i * 2 + 1) * 65536,
+				      c->src + i * LEN, LEN),
+			      "chunk %d, QP %d: data differs", k, i);
+	CHECK(pvdma_stat("Page faults") - faults0 == NCHUNK,
+	      "%d chunks pinned %" PRIu64 " times", NCHUNK,
+	      pvdma_stat("Page faults") - faults0);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+static const struct {
+	const char *name;
+	void (*run)(struct ctx *c);
+} cases[] = {
+	{ "boundaries", case_boundaries }, { "tiny", case_tiny },
+	{ "atomic", case_atomic }, { "prefetch", case_prefetch },
+	{ "fork", case_fork }, { "unmapped", case_unmapped },
+	{ "rereg", case_rereg }, { "hugetlb", case_hugetlb },
+	{ "memlock", case_memlock }, { "exit", case_exit },
+	{ "random", case_random }, { "odp", case_odp },
+	{ "concurrent", case_concurrent },
+};
+
+int main(int argc, char **argv)
+{
+	struct ctx c = {};
+	size_t i;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
+		if (opt == 'd')
+			dev_name = optarg;
+		else if (opt == 'g')
+			gid_index = atoi(optarg);
+		else
+			return 2;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: pvdma_test -d DEV -g GID_INDEX CASE\n");
+		return 2;
+	}
+	case_name = argv[optind];
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strcmp(cases[i].name, case_name))
+			continue;
+		if (cases[i].run == case_memlock)
+			memlock_prepare();
+		setup(&c);
+		cases[i].run(&c);
+		printf("ok %s\n", case_name);
+		return 0;
+	}
+	fprintf(stderr, "unknown case '%s'\n", case_name);
+	return 2;
+}
