@@ -47,7 +47,6 @@ run_mpirun() {
 		-x UCX_TLS=self,rc_verbs,ud_verbs:aux \
 		-x UCX_NET_DEVICES=stellar0:1 \
 		-x UCX_IB_GID_INDEX="$STELLAR_GID" \
-		-x UCX_UD_VERBS_ETH_DGID_CHECK=n \
 		"$PROG" "${COUNTS[@]}" >"$log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || fail "mpirun exited with $rc:"$'\n'"$(tail -40 "$log")"
 	MPI_LOG=$log

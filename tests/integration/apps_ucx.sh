@@ -77,11 +77,6 @@ check_ucx_devices() {
 stellar_pair_up
 check_ucx_devices
 export UCX_NET_DEVICES=stellar0:1 UCX_IB_GID_INDEX=$STELLAR_GID
-# UCX checks the destination GID of UD receives against the RoCE L3 type
-# it expects in wc.sl (mlx5 convention), which stellar does not report
-# yet (/work/notes/requests.md, apps -> xport 10:58): without this every
-# ud_verbs packet is dropped by UCX.
-export UCX_UD_VERBS_ETH_DGID_CHECK=n
 
 log "UCT rc_verbs"
 ucx_pair uct_rc_put_bw $((100 * 65536)) 100 -- \
