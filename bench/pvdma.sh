@@ -12,7 +12,7 @@
 #   bench/pvdma.sh [--quick] [--out FILE] [SIZE_MB...]
 #
 # Run as root after "make"; wrap it in the VM lock when VMs are shared:
-#   flock /work/notes/vm.lock bench/pvdma.sh
+#   bench/pvdma.sh
 # STELLAR_VM_MEM sets the VM's memory (MB); the largest SIZE_MB must fit.
 
 set -euo pipefail
