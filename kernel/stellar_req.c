@@ -85,9 +85,8 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->timer_base = jiffies;
 	xp->spraying = false;
 	xp->reo_shift = 0;
-	stellar_spray_init(&xp->spray,
-			   max_t(u32, READ_ONCE(xp->sdev->settings.spray_paths),
-				 1),
+	stellar_spray_dev_retire(xp->sdev, &xp->spray);
+	stellar_spray_init(&xp->spray, stellar_qp_spray_paths(qp),
 			   xp->cfg.sport, qp->ibqp.qp_num);
 }
 

@@ -77,16 +77,43 @@ static void stellar_tx_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;
 }
 
+/*
+ * Whether a route may use any interface.  A QP that sprays lets the FIB
+ * choose among ECMP next hops by its UDP ports (fib_multipath_hash_policy
+ * 1), so its packets may leave on any link; any other QP stays on the
+ * device's netdev, as a RoCE NIC would.
+ */
+static bool stellar_route_any_dev(const struct stellar_qp_xport *xp)
+{
+	return READ_ONCE(xp->spraying);
+}
+
+static void stellar_flow4(const struct stellar_av *av, u16 sport, int oif,
+			  struct flowi4 *fl4)
+{
+	memset(fl4, 0, sizeof(*fl4));
+	fl4->flowi4_oif = oif;
+	memcpy(&fl4->saddr, &av->sgid.raw[12], sizeof(fl4->saddr));
+	memcpy(&fl4->daddr, &av->dgid.raw[12], sizeof(fl4->daddr));
+	fl4->flowi4_proto = IPPROTO_UDP;
+	fl4->fl4_sport = htons(sport);
+	fl4->fl4_dport = htons(STELLAR_UDP_PORT);
+}
+
 static struct rtable *stellar_route4(struct stellar_qp_xport *xp,
-				     const struct stellar_av *av)
+				     const struct stellar_av *av, u16 sport)
 {
 	struct net_device *ndev = xp->sdev->ndev;
-	struct flowi4 fl4 = {};
+	struct flowi4 fl4;
+	struct rtable *rt;
 
-	fl4.flowi4_oif = ndev->ifindex;
-	memcpy(&fl4.saddr, &av->sgid.raw[12], sizeof(fl4.saddr));
-	memcpy(&fl4.daddr, &av->dgid.raw[12], sizeof(fl4.daddr));
-	fl4.flowi4_proto = IPPROTO_UDP;
+	if (stellar_route_any_dev(xp)) {
+		stellar_flow4(av, sport, 0, &fl4);
+		rt = ip_route_output_key(dev_net(ndev), &fl4);
+		if (!IS_ERR(rt))
+			return rt;
+	}
+	stellar_flow4(av, sport, ndev->ifindex, &fl4);
 	return ip_route_output_key(dev_net(ndev), &fl4);
 }
 
@@ -139,7 +166,7 @@ static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
 			   u16 sport)
 {
 	bool local;
-	struct rtable *rt = stellar_route4(xp, av);
+	struct rtable *rt = stellar_route4(xp, av, sport);
 
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
@@ -156,7 +183,7 @@ static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static struct dst_entry *stellar_route6(struct stellar_qp_xport *xp,
-					const struct stellar_av *av)
+					const struct stellar_av *av, u16 sport)
 {
 	struct net_device *ndev = xp->sdev->ndev;
 	struct flowi6 fl6 = {};
@@ -166,6 +193,8 @@ static struct dst_entry *stellar_route6(struct stellar_qp_xport *xp,
 	memcpy(&fl6.saddr, av->sgid.raw, sizeof(fl6.saddr));
 	memcpy(&fl6.daddr, av->dgid.raw, sizeof(fl6.daddr));
 	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.fl6_sport = htons(sport);
+	fl6.fl6_dport = htons(STELLAR_UDP_PORT);
 	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6, NULL);
 	if (!IS_ERR(dst) && dst->error) {
 		int err = dst->error;
@@ -199,7 +228,7 @@ static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 			   const struct stellar_av *av, struct sk_buff *skb,
 			   u16 sport)
 {
-	struct dst_entry *dst = stellar_route6(xp, av);
+	struct dst_entry *dst = stellar_route6(xp, av, sport);
 	struct ipv6hdr *ip6h;
 	bool local;
 

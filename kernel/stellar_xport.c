@@ -122,6 +122,7 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 	if (!xp)
 		return;
 	stellar_xport_stop(xp);
+	stellar_spray_dev_retire(xp->sdev, &xp->spray);
 	skb_queue_purge(&xp->rxq);
 	stellar_resp_purge(xp);
 	xa_destroy(&xp->ooo);
