@@ -130,10 +130,6 @@ static int dump_qps(struct stellar_nl *nl, struct qps_output *out,
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	if (!msg) {
-		status->error = ENOMEM;
-		return -1;
-	}
 	return stellar_nl_transact(nl, msg, show_qp, out, status);
 }
 

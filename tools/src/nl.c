@@ -271,7 +271,8 @@ static struct nl_cb *make_callbacks(struct reply_ctx *ctx)
 /**
  * stellar_nl_transact() - send a request and read replies until it ends
  * @nl: open connection
- * @msg: the request; freed here
+ * @msg: the request, freed here; NULL (a failed allocation) fails with
+ *	 ENOMEM, so callers can pass a request straight from building it
  * @on_reply: called for each reply message, may be NULL
  * @arg: passed to @on_reply
  * @status: zeroed, then filled with the outcome
@@ -285,11 +286,16 @@ int stellar_nl_transact(struct stellar_nl *nl, struct nl_msg *msg,
 			stellar_reply_fn on_reply, void *arg,
 			struct stellar_nl_status *status)
 {
-	struct reply_ctx ctx = { on_reply, arg, status, nlmsg_hdr(msg) };
+	struct reply_ctx ctx = { on_reply, arg, status, NULL };
 	struct nl_cb *cb;
 	int ret;
 
 	memset(status, 0, sizeof(*status));
+	if (!msg) {
+		status->error = ENOMEM;
+		return -1;
+	}
+	ctx.request = nlmsg_hdr(msg);
 	cb = make_callbacks(&ctx);
 	if (!cb) {
 		nlmsg_free(msg);

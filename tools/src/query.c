@@ -46,18 +46,6 @@ static int decode_params(struct nl_msg *msg, void *arg)
 	return ret ? -EBADMSG : stellar_decode_settings(tb, arg);
 }
 
-static int send_request(struct stellar_nl *nl, struct nl_msg *msg,
-			stellar_reply_fn on_reply, void *arg,
-			struct stellar_nl_status *status)
-{
-	if (!msg) {
-		memset(status, 0, sizeof(*status));
-		status->error = ENOMEM;
-		return -1;
-	}
-	return stellar_nl_transact(nl, msg, on_reply, arg, status);
-}
-
 /**
  * stellar_query_dev() - read one device
  * @nl: open connection
@@ -79,7 +67,7 @@ int stellar_query_dev(struct stellar_nl *nl, const char *dev_name,
 		msg = NULL;
 	}
 	info->dev_name[0] = '\0';
-	ret = send_request(nl, msg, decode_one_dev, info, status);
+	ret = stellar_nl_transact(nl, msg, decode_one_dev, info, status);
 	if (!ret && !info->dev_name[0]) {
 		/* ACK without a reply: a kernel bug, but not a crash here. */
 		status->error = EBADMSG;
@@ -104,7 +92,7 @@ int stellar_query_all_devs(struct stellar_nl *nl,
 {
 	list->devs = NULL;
 	list->count = 0;
-	return send_request(nl,
+	return stellar_nl_transact(nl,
 			    stellar_nl_new_request(nl, STELLAR_CMD_GET_DEV,
 						   NLM_F_DUMP),
 			    append_dev, list, status);
@@ -130,7 +118,7 @@ int stellar_query_params(struct stellar_nl *nl,
 			 struct stellar_nl_status *status)
 {
 	memset(settings, 0, sizeof(*settings));
-	return send_request(nl,
+	return stellar_nl_transact(nl,
 			    stellar_nl_new_request(nl, STELLAR_CMD_GET_PARAMS,
 						   0),
 			    decode_params, settings, status);

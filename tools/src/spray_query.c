@@ -22,18 +22,6 @@ static int decode_reply(struct nl_msg *msg, void *arg)
 	return stellar_decode_spray(msg, arg) ? -EBADMSG : 0;
 }
 
-static int transact(struct stellar_nl *nl, struct nl_msg *msg,
-		    stellar_reply_fn on_reply, void *arg,
-		    struct stellar_nl_status *status)
-{
-	if (!msg) {
-		memset(status, 0, sizeof(*status));
-		status->error = ENOMEM;
-		return -1;
-	}
-	return stellar_nl_transact(nl, msg, on_reply, arg, status);
-}
-
 /**
  * stellar_query_spray() - read one device's spray statistics
  * @nl: open connection
@@ -56,7 +44,7 @@ int stellar_query_spray(struct stellar_nl *nl, const char *dev_name,
 		msg = NULL;
 	}
 	memset(info, 0, sizeof(*info));
-	if (transact(nl, msg, decode_reply, info, status))
+	if (stellar_nl_transact(nl, msg, decode_reply, info, status))
 		return -1;
 	if (!info->dev_name[0]) {
 		status->error = EBADMSG;
@@ -88,5 +76,5 @@ int stellar_set_qp_spray(struct stellar_nl *nl, const char *dev_name,
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return transact(nl, msg, NULL, NULL, status);
+	return stellar_nl_transact(nl, msg, NULL, NULL, status);
 }
