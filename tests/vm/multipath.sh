@@ -72,11 +72,11 @@ mp_netem() {
 }
 
 # mp_netem_off DEV [NETNS]: remove the impairment, keep the shaper.  The
-# netem child is replaced by a plain FIFO: deleting it would leave tbf
-# with noop_qdisc, which drops every packet.
+# netem child is replaced by a plain FIFO (its own handle: handle 10: stays
+# netem's): deleting it would leave tbf with noop_qdisc, which drops
+# every packet.
 mp_netem_off() {
-	$(_mp_ns "${2:-}") tc qdisc replace dev "$1" parent 1:1 handle 10: \
-		pfifo limit 1000
+	$(_mp_ns "${2:-}") tc qdisc replace dev "$1" parent 1:1 pfifo limit 1000
 }
 
 # mp_tx_packets DEV [NETNS]: packets DEV has sent.
