@@ -234,10 +234,30 @@ link_tx_bytes() {
 	done | paste -sd' '
 }
 
-# Fail the busiest link of the sender at FAIL_AT s, on both VMs.
-fail_link_later() {
-	local k
+# link_all_bytes: tx + rx bytes of all links.
+link_all_bytes() {
+	local k dev sum=0
 
+	for k in $(seq 1 "$STELLAR_LINKS"); do
+		dev=/sys/class/net/$(link_dev "$k")/statistics
+		sum=$((sum + $(cat "$dev/tx_bytes") + $(cat "$dev/rx_bytes")))
+	done
+	echo "$sum"
+}
+
+# Once the transfer runs (1 MB over the links since BUSY_BASE), wait
+# FAIL_AT s, then fail the sender's busiest link on both VMs: the VMs'
+# clocks are a few ms apart at most.
+fail_link_later() {
+	local start k deadline
+
+	start=$(link_all_bytes)
+	deadline=$(($(date +%s) + 120))
+	while [ $(($(link_all_bytes) - start)) -lt 1048576 ]; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 0
+		sleep 0.2
+	done
+	BUSY_BASE=$(link_tx_bytes)
 	sleep $((FAIL_AT - 1))
 	if [ "$STELLAR_ROLE" = b ]; then
 		k=$(busiest_link)
@@ -261,8 +281,7 @@ failover() {
 	srv=(ib_write_bw -s 65536 -D "$FAIL_SECONDS" -d "$dev" -x "$gid"
 		-p "$PORT")
 	cli=("${srv[@]}" "$MP_PEER_IP")
-	BUSY_BASE=$(link_tx_bytes)
-	[ "$STELLAR_ROLE" = a ] && sampler_start "$name" $((FAIL_SECONDS + 8))
+	[ "$STELLAR_ROLE" = a ] && sampler_start "$name" $((FAIL_SECONDS + 60))
 	fail_link_later "$name" &
 	killer=$!
 	measured pair_run "$name" a "tcp:$PORT" $((FAIL_SECONDS + 120)) srv cli
@@ -270,8 +289,9 @@ failover() {
 	k=$(cat "$STELLAR_OUT/$name.fail_link" 2>/dev/null || echo 1)
 	mp_netem_off "$(link_dev "$k")"
 	if [ "$STELLAR_ROLE" = a ]; then
+		kill "$SAMPLER" 2>/dev/null || true
 		wait "$SAMPLER" 2>/dev/null || true
-		res=$(analyze "$name" "$(cat "$STELLAR_OUT/$name.fail_time")")
+		res=$(analyze "$name" "$(cat "$STELLAR_OUT/$name.fail_time" 2>/dev/null)")
 		record "$config" failover_stall "$(echo "$res" | cut -d' ' -f3)" s
 		record "$config" failover_recovered_l2 "$(echo "$res" | cut -d' ' -f4)" bytes/s
 		record "$config" failover_link "$k" link

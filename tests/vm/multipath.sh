@@ -71,10 +71,12 @@ mp_netem() {
 	log "netem on ${ns:+$ns:}$dev: $*"
 }
 
-# mp_netem_off DEV [NETNS]: remove the impairment, keep the shaper.
+# mp_netem_off DEV [NETNS]: remove the impairment, keep the shaper.  The
+# netem child is replaced by a plain FIFO (its own handle: handle 10: stays
+# netem's): deleting it would leave tbf with noop_qdisc, which drops
+# every packet.
 mp_netem_off() {
-	$(_mp_ns "${2:-}") tc qdisc del dev "$1" parent 1:1 handle 10: \
-		2>/dev/null || true
+	$(_mp_ns "${2:-}") tc qdisc replace dev "$1" parent 1:1 pfifo limit 1000
 }
 
 # mp_tx_packets DEV [NETNS]: packets DEV has sent.
