@@ -561,7 +561,7 @@ static void stellar_comp_rack(struct stellar_qp_xport *xp)
 		if (!stellar_req_resend_psn(xp, psn))
 			continue;
 		if (xp->spraying)
-			stellar_spray_lost(&xp->spray, path, t->sent_us);
+			stellar_spray_lost(&xp->spray, path, stellar_now_us());
 		budget--;
 	}
 }

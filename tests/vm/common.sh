@@ -277,6 +277,11 @@ vm_write_config() {
 		printf 'STELLAR_LINKS=%q\n' "$links"
 		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
 		printf 'STELLAR_SCRIPT=%q\n' "$script"
-		printf 'STELLAR_ARGS=(%s)\n' "$(printf '%q ' "$@")"
+		# (printf with no arguments would still print one empty word)
+		if [ $# -gt 0 ]; then
+			printf 'STELLAR_ARGS=(%s)\n' "$(printf '%q ' "$@")"
+		else
+			printf 'STELLAR_ARGS=()\n'
+		fi
 	} >"$dir/vm-$name/config.env"
 }
