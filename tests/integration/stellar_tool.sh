@@ -55,7 +55,8 @@ run_tool 0 params
 assert_eq "$OUT" "rx_buf_size: $(cat /sys/module/virtio_stellar/parameters/rx_buf_size)
 spray_paths: 2
 emtt_cache_size: 32
-db_poll_interval: $(cat /sys/module/virtio_stellar/parameters/db_poll_interval)" "params"
+db_poll_interval: $(cat /sys/module/virtio_stellar/parameters/db_poll_interval)
+pin_mode: 0" "params"
 run_tool 0 params --json
 assert_eq "$(echo "$OUT" | jq -c '{spray_paths, emtt_cache_size}')" \
 	'{"spray_paths":2,"emtt_cache_size":32}' "JSON params"
