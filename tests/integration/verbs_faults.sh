@@ -29,8 +29,9 @@
 
 only=" $* "
 modprobe sch_netem
-# shellcheck disable=SC2119 # the arguments name scenarios, not parameters
-stellar_pair_up
+# Two spray paths (over the one link), so that stellar QPs use their wire
+# extensions: a QP that does not spray stays with standard go-back-N.
+stellar_pair_up spray_paths=2
 g=$STELLAR_GID
 dev=$(link_dev 1)
 qps=/proc/stellar/stellar0/qps

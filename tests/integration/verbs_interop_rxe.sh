@@ -16,7 +16,8 @@ if [ "$STELLAR_ROLE" = a ]; then
 	dev=rxe0
 	gid=$RXE_GID
 else
-	stellar_load
+	# spray_paths=2: stellar QPs offer their wire extensions (ext_check)
+	stellar_load spray_paths=2
 	rdma link add stellar0 type stellar netdev "$(link_dev 1)"
 	dev=stellar0
 	gid=$(gid_index stellar0 "$(my_ip 1)")
