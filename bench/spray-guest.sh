@@ -21,6 +21,7 @@
 # to $STELLAR_OUT/bench.tsv:  CONFIG<TAB>TEST<TAB>VALUE<TAB>UNIT
 #
 # Arguments: [--quick] [--rate RATE] [--paths N] [--topology bond|ecmp]
+#            [--only rxe|stellar]
 # stellar-test: vms=2 links=4 timeout=3000
 
 # shellcheck source=tests/vm/lib.sh
@@ -35,12 +36,14 @@ BW_SECONDS=10
 FAIL_SECONDS=20
 FAIL_AT=6
 IPERF_SECONDS=5
+ONLY=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) BW_SECONDS=5; FAIL_SECONDS=12; FAIL_AT=4; IPERF_SECONDS=3 ;;
 	--rate) RATE=$2; shift ;;
 	--paths) PATHS=$2; shift ;;
 	--topology) TOPOLOGY=$2; shift ;;
+	--only) ONLY=$2; shift ;;
 	'') ;;	# the harness passes an empty argument when there are none
 	*) fail "bench/spray-guest.sh: unknown argument '$1'" ;;
 	esac
@@ -368,7 +371,7 @@ bond | ecmp) "mp_$TOPOLOGY" "$RATE" ;;
 esac
 barrier topology-up
 wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"
-bench_rxe
-bench_stellar
+[ "$ONLY" = stellar ] || bench_rxe
+[ "$ONLY" = rxe ] || bench_stellar
 barrier bench-done
 log "spray bench done"

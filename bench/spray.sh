@@ -11,7 +11,8 @@
 # stall time, recovered throughput against the 3 remaining links).
 # Writes a markdown table to bench/results/spray-latest.md (or --out).
 #
-#   bench/spray.sh [--quick] [--rate RATE] [--paths N] [--topology bond|ecmp] [--out FILE]
+#   bench/spray.sh [--quick] [--rate RATE] [--paths N] [--topology bond|ecmp]
+#                  [--only rxe|stellar] [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply.
@@ -29,7 +30,7 @@ die() {
 }
 
 usage() {
-	sed -n '14,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '14,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -37,7 +38,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--quick) GUEST_ARGS+=(--quick) ;;
-		--rate | --paths | --topology)
+		--rate | --paths | --topology | --only)
 			[ $# -ge 2 ] || usage
 			GUEST_ARGS+=("$1" "$2")
 			shift

@@ -321,6 +321,55 @@ static bool stellar_comp_defer_timeout(struct stellar_qp_xport *xp)
 }
 
 /*
+ * A path that just failed may hold more lost packets, and nothing may come
+ * after them on it to show the loss: resend what it carries that is not
+ * acknowledged, on other paths.
+ */
+static void stellar_comp_evacuate(struct stellar_qp_xport *xp, u32 path)
+{
+	u32 budget = STELLAR_SEL_BUDGET, psn;
+
+	for (psn = xp->una_psn; budget && stellar_psn_before(psn, xp->psn_high);
+	     psn = stellar_psn_add(psn, 1)) {
+		const struct stellar_txp *t = stellar_txp(xp, psn);
+
+		if ((t->flags & STELLAR_TXP_DATA) &&
+		    !(t->flags & STELLAR_TXP_SACKED) && t->path == path &&
+		    stellar_req_resend_psn(xp, psn))
+			budget--;
+	}
+}
+
+/* A packet sent on @path was lost: tell the path choice, act on a failure. */
+static void stellar_comp_path_loss(struct stellar_qp_xport *xp, u32 path)
+{
+	bool was_failed;
+
+	if (!xp->spraying || path >= xp->spray.nr_paths)
+		return;
+	was_failed = xp->spray.path[path].state == STELLAR_PATH_FAILED;
+	stellar_spray_lost(&xp->spray, path, stellar_now_us());
+	if (!was_failed &&
+	    xp->spray.path[path].state == STELLAR_PATH_FAILED &&
+	    stellar_spray_count_state(&xp->spray, STELLAR_PATH_ACTIVE))
+		stellar_comp_evacuate(xp, path);
+}
+
+/*
+ * The ACK timer expired with the oldest packet unacknowledged: when the
+ * QP sprays, that is a loss on the path it took (a path that went dark
+ * may leave nothing later to detect the loss by).
+ */
+static void stellar_comp_timeout_loss(struct stellar_qp_xport *xp)
+{
+	const struct stellar_txp *t = stellar_txp(xp, xp->una_psn);
+
+	if ((t->flags & (STELLAR_TXP_DATA | STELLAR_TXP_RDREQ)) &&
+	    !(t->flags & STELLAR_TXP_SACKED))
+		stellar_comp_path_loss(xp, t->path);
+}
+
+/*
  * Extended mode: the RTT-based timer expired before a local ACK timeout
  * passed since the last progress (or retry).  Resend the oldest
  * unacknowledged packet alone, as a probe whose acknowledgement shows
@@ -333,6 +382,7 @@ static bool stellar_comp_early_timeout(struct stellar_qp_xport *xp)
 	    time_after_eq(jiffies, xp->timer_base + stellar_ib_timeout(xp)))
 		return false;
 	stellar_xstat(xp, STELLAR_XS_EARLY_TIMEOUTS, 1);
+	stellar_comp_timeout_loss(xp);
 	/*
 	 * una_psn selectively acknowledged but not cumulatively means the
 	 * peer dropped it again: resend it all the same.  A READ or atomic
@@ -370,6 +420,8 @@ void stellar_comp_handle_timers(struct stellar_qp_xport *xp)
 	    !stellar_comp_early_timeout(xp)) {
 		xp->timeout_deferred = false;
 		stellar_xstat(xp, STELLAR_XS_TIMEOUTS, 1);
+		if (xp->x_on)
+			stellar_comp_timeout_loss(xp);
 		stellar_comp_retry(xp, true);
 	}
 }
@@ -428,10 +480,16 @@ static bool stellar_comp_ack_through(struct stellar_qp_xport *xp, u32 psn)
 	return true;
 }
 
-/* RFC 6298 smoothing of an RTT sample. */
-static void stellar_comp_rtt(struct stellar_qp_xport *xp, u32 rtt_us)
+/* RFC 6298 smoothing of an RTT sample; the windowed minimum. */
+static void stellar_comp_rtt(struct stellar_qp_xport *xp, u32 rtt_us, u64 now)
 {
 	u32 err;
+
+	if (!xp->min_rtt_us || rtt_us <= xp->min_rtt_us ||
+	    now - xp->min_rtt_at_us > STELLAR_MIN_RTT_WIN_US) {
+		xp->min_rtt_us = max_t(u32, rtt_us, 1);
+		xp->min_rtt_at_us = now;
+	}
 
 	if (!xp->srtt_us) {
 		xp->srtt_us = rtt_us;
@@ -473,18 +531,20 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 		return false;
 	if (sample && !(t->flags & STELLAR_TXP_RETX) && now > t->sent_us) {
 		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
-		stellar_comp_rtt(xp, rtt_us);
+		stellar_comp_rtt(xp, rtt_us, now);
 	}
 	if (t->sent_us > xp->rack_xmit_us && !stellar_comp_spurious(xp, t, now))
 		xp->rack_xmit_us = t->sent_us;
 	if (xp->spraying)
-		stellar_spray_acked(&xp->spray, t->path, rtt_us, false, now);
+		stellar_spray_acked(&xp->spray, t->path, rtt_us,
+				    sample && xp->ack_ecn, now);
 	return true;
 }
 
 /*
  * PSNs [@from, @to) were acknowledged cumulatively; the RTT is sampled
- * from the newest, the others waited for the ACK to be coalesced.
+ * from the one the peer received last: the others waited for the ACK to
+ * be coalesced or for a gap to fill.
  */
 static void stellar_comp_acked_range(struct stellar_qp_xport *xp, u32 from,
 				     u32 to)
@@ -495,8 +555,7 @@ static void stellar_comp_acked_range(struct stellar_qp_xport *xp, u32 from,
 	for (psn = from; psn != to; psn = stellar_psn_add(psn, 1)) {
 		struct stellar_txp *t = stellar_txp(xp, psn);
 
-		stellar_comp_delivered(xp, t, now,
-				       stellar_psn_add(psn, 1) == to);
+		stellar_comp_delivered(xp, t, now, psn == xp->ack_newest);
 		t->flags = 0;
 	}
 	if (stellar_psn_before(xp->sack_high, to))
@@ -536,14 +595,14 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 /*
  * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
  * highest SACKed one is lost when a packet sent more than the reordering
- * window (max(srtt, 1 ms), doubled per spurious resend seen, up to 8x)
- * after it was delivered; it is resent alone (on another path).
+ * window (max(min_rtt / 4, 1 ms), doubled per spurious resend seen, up to
+ * 16x) after it was delivered; it is resent alone (on another path).
  * Reordering within the window never causes a resend.
  */
 static void stellar_comp_rack(struct stellar_qp_xport *xp)
 {
-	u64 reo_us = (u64)max_t(u32, xp->srtt_us, STELLAR_REO_MIN_US) <<
-		     xp->reo_shift;
+	u64 reo_us = (u64)max_t(u32, xp->min_rtt_us / 4,
+				STELLAR_REO_MIN_US) << xp->reo_shift;
 	u32 budget = STELLAR_SEL_BUDGET, psn;
 
 	/* After an RNR NAK the peer is not ready: the RNR timer resends. */
@@ -560,10 +619,25 @@ static void stellar_comp_rack(struct stellar_qp_xport *xp)
 			continue;
 		if (!stellar_req_resend_psn(xp, psn))
 			continue;
-		if (xp->spraying)
-			stellar_spray_lost(&xp->spray, path, stellar_now_us());
+		stellar_comp_path_loss(xp, path);
 		budget--;
 	}
+}
+
+/*
+ * The newest PSN the peer received, beyond what the bitmap describes: it
+ * is delivered (RTT sample, RACK's latest delivery), but the PSNs between
+ * it and the bitmap are unknown, so it does not move sack_high.
+ */
+static void stellar_comp_newest(struct stellar_qp_xport *xp, u64 now)
+{
+	u32 psn = xp->ack_newest;
+	struct stellar_txp *t = stellar_txp(xp, psn);
+
+	if (stellar_psn_between(psn, xp->una_psn,
+				stellar_psn_add(xp->psn_high, -1)) &&
+	    stellar_comp_delivered(xp, t, now, true))
+		t->flags |= STELLAR_TXP_SACKED;
 }
 
 /* The selective part of an ACK: PSNs received beyond the cumulative one. */
@@ -574,19 +648,22 @@ static void stellar_comp_sack(struct stellar_qp_xport *xp,
 	u64 now = stellar_now_us();
 	u32 i;
 
-	stellar_xstat(xp, STELLAR_XS_SACKS_RCVD, 1);
+	if (memchr_inv(pkt->sack.bitmap, 0, sizeof(pkt->sack.bitmap)))
+		stellar_xstat(xp, STELLAR_XS_SACKS_RCVD, 1);
 	for (i = 0; i < STELLAR_SACK_BITS; i++) {
 		u32 psn = stellar_psn_add(pkt->psn, pkt->sack.base + i);
 		struct stellar_txp *t = stellar_txp(xp, psn);
 
 		if (!(pkt->sack.bitmap[i / 8] & (0x80 >> (i % 8))) ||
 		    !stellar_psn_between(psn, xp->una_psn, last) ||
-		    !stellar_comp_delivered(xp, t, now, true))
+		    !stellar_comp_delivered(xp, t, now,
+					    psn == xp->ack_newest))
 			continue;
 		t->flags |= STELLAR_TXP_SACKED;
 		if (!stellar_psn_before(psn, xp->sack_high))
 			xp->sack_high = stellar_psn_add(psn, 1);
 	}
+	stellar_comp_newest(xp, now);
 	stellar_comp_rack(xp);
 }
 
@@ -669,6 +746,13 @@ static void stellar_comp_aeth(struct stellar_qp_xport *xp,
 
 	switch (type) {
 	case STELLAR_AETH_TYPE_ACK:
+		xp->ack_newest = pkt->psn;
+		if ((pkt->ext & STELLAR_EXT_X) && xp->x_on)
+			xp->ack_newest = stellar_psn_add(pkt->psn,
+							 pkt->sack.newest);
+		xp->ack_ecn = xp->x_on && pkt->becn;
+		if (xp->ack_ecn)
+			stellar_xstat(xp, STELLAR_XS_ECN_ECHOES_RCVD, 1);
 		stellar_comp_ack(xp, pkt->psn);
 		if ((pkt->ext & STELLAR_EXT_X) && xp->x_on)
 			stellar_comp_sack(xp, pkt);
@@ -905,6 +989,27 @@ static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
  * @skb: the packet, data at the BTH (not consumed)
  * @pkt: its parsed headers
  */
+/*
+ * A READ response or atomic ACK for @psn: if that is where a READ or atomic
+ * request was sent, its path works (and, sent once, gives an RTT sample).
+ */
+static void stellar_comp_rd_answered(struct stellar_qp_xport *xp, u32 psn)
+{
+	struct stellar_txp *t = stellar_txp(xp, psn);
+	u64 now = stellar_now_us();
+	u32 rtt_us = 0;
+
+	if (!xp->x_on || !(t->flags & STELLAR_TXP_RDREQ))
+		return;
+	t->flags &= ~STELLAR_TXP_RDREQ;
+	if (!(t->flags & STELLAR_TXP_RETX) && now > t->sent_us) {
+		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
+		stellar_comp_rtt(xp, rtt_us, now);
+	}
+	if (xp->spraying)
+		stellar_spray_acked(&xp->spray, t->path, rtt_us, false, now);
+}
+
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		      const struct stellar_pkt *pkt)
 {
@@ -921,11 +1026,15 @@ void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 	/* The responder accepted the extensions: use them from now on. */
 	if (pkt->xcap && xp->x_offer)
 		xp->x_on = true;
-	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE)
+	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE) {
 		stellar_comp_aeth(xp, pkt);
-	else if (pkt->opcode == STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE)
-		stellar_comp_atomic_ack(xp, pkt);
-	else
-		stellar_comp_read_resp(xp, pkt, skb->data + pkt->hdr_len);
+	} else {
+		stellar_comp_rd_answered(xp, pkt->psn);
+		if (pkt->opcode == STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE)
+			stellar_comp_atomic_ack(xp, pkt);
+		else
+			stellar_comp_read_resp(xp, pkt,
+					       skb->data + pkt->hdr_len);
+	}
 	stellar_comp_retire(xp);
 }

@@ -89,6 +89,8 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->sack_high = xp->sq_psn;
 	xp->srtt_us = 0;
 	xp->rttvar_us = 0;
+	xp->min_rtt_us = 0;
+	xp->min_rtt_at_us = 0;
 	xp->timer_base = jiffies;
 	xp->spraying = false;
 	xp->reo_shift = 0;
@@ -282,6 +284,34 @@ static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
 			      xp->cfg.sport;
 }
 
+/*
+ * Extended mode: pick the path of a READ or atomic request (sent again:
+ * another one than before, as its responses echo the request's port) and
+ * remember it until the first response shows the path works.
+ * Return: its UDP source port.
+ */
+static u16 stellar_req_track_rd(struct stellar_qp_xport *xp, u32 psn)
+{
+	struct stellar_txp *t = stellar_txp(xp, psn);
+	bool retx = stellar_psn_before(psn, xp->psn_high) &&
+		    (t->flags & STELLAR_TXP_RDREQ);
+	u64 now = stellar_now_us();
+	u32 path;
+
+	if (!xp->x_on)
+		return xp->cfg.sport;
+	xp->spraying = xp->spray.nr_paths > 1;
+	if (!xp->spraying)
+		return xp->cfg.sport;
+	path = retx ? stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
+		      stellar_spray_pick(&xp->spray, psn, now);
+	stellar_spray_sent(&xp->spray, path, 0, retx);
+	t->flags = STELLAR_TXP_RDREQ | (retx ? STELLAR_TXP_RETX : 0);
+	t->sent_us = now;
+	t->path = path;
+	return stellar_spray_sport(&xp->spray, path);
+}
+
 /* Extended mode: where packet xp->req_pkt of @s goes at the peer. */
 static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
 				 const struct stellar_swqe *s,
@@ -459,6 +489,7 @@ static u8 stellar_req_send_read(struct stellar_qp_xport *xp,
 {
 	u32 offset = xp->req_pkt * xp->cfg.mtu;
 	struct stellar_tx_pkt tp;
+	u16 sport;
 
 	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
 	tp.hdr.opcode = STELLAR_OP_RC_RDMA_READ_REQUEST;
@@ -468,8 +499,9 @@ static u8 stellar_req_send_read(struct stellar_qp_xport *xp,
 	tp.hdr.reth.len = s->length - offset;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return IB_WC_SUCCESS;	/* no memory: the timer resends */
+	sport = stellar_req_track_rd(xp, xp->sq_psn);
 	stellar_req_account(xp, xp->sq_psn, s->npkts - xp->req_pkt);
-	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, sport);
 	return IB_WC_SUCCESS;
 }
 
@@ -477,6 +509,7 @@ static u8 stellar_req_send_atomic(struct stellar_qp_xport *xp)
 {
 	struct stellar_tx_pkt tp;
 	bool cmp_swap = xp->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+	u16 sport;
 
 	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
 	tp.hdr.opcode = cmp_swap ? STELLAR_OP_RC_COMPARE_SWAP :
@@ -489,8 +522,9 @@ static u8 stellar_req_send_atomic(struct stellar_qp_xport *xp)
 	tp.hdr.atomic.compare = cmp_swap ? xp->wqe.u.atomic.compare_add : 0;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return IB_WC_SUCCESS;
+	sport = stellar_req_track_rd(xp, xp->sq_psn);
 	stellar_req_account(xp, xp->sq_psn, 1);
-	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, sport);
 	return IB_WC_SUCCESS;
 }
 

@@ -15,6 +15,8 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <rdma/ib_mad.h>
 
 #include "stellar_spray_dev.h"
@@ -66,22 +68,61 @@ void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 
 /*
  * Extended mode: an ACK for epsn - 1 also says which of the next
- * STELLAR_SACK_BITS PSNs after the gap at epsn arrived.
+ * STELLAR_SACK_BITS PSNs after the gap at epsn arrived, and which PSN
+ * arrived last (the requester measures RTTs from that one only: the others
+ * may have waited for the gap).
  */
 static void stellar_resp_fill_sack(struct stellar_qp_xport *xp,
 				   struct stellar_pkt *hdr)
 {
+	s32 newest = stellar_psn_diff(xp->newest_psn, hdr->psn);
 	u32 i;
 
-	if (!xp->peer_x || !xp->win.nr_ooo ||
-	    hdr->psn != stellar_psn_add(xp->win.epsn, -1))
+	if (!xp->peer_x || hdr->psn != stellar_psn_add(xp->win.epsn, -1) ||
+	    (!xp->win.nr_ooo && !newest))
 		return;
 	hdr->xhdr = true;
+	hdr->sack.newest = clamp_t(s32, newest, S16_MIN, S16_MAX);
 	hdr->sack.base = 2;	/* the bitmap starts after the gap at epsn */
 	for (i = 0; i < STELLAR_SACK_BITS; i++)
 		if (stellar_psn_received(&xp->win,
 					 stellar_psn_add(hdr->psn, 2 + i)))
 			hdr->sack.bitmap[i / 8] |= 0x80 >> (i % 8);
+}
+
+/*
+ * The UDP source port of a response.  A stellar peer sprays its requests
+ * and stops using paths that lose packets, so a response sent with the
+ * port of the request that caused it travels a path the requester
+ * currently trusts (the same link where the hash is symmetric, as with a
+ * bond's layer3+4 policy) and responses spread like the requests do.
+ * Other peers get every response on the QP's own port.
+ */
+static u16 stellar_resp_sport(const struct stellar_qp_xport *xp)
+{
+	return xp->peer_x && xp->reply_sport ? xp->reply_sport :
+					       xp->cfg.sport;
+}
+
+/*
+ * An ACK for a packet the requester sent again (it filled a gap, or it was
+ * a duplicate) may be what a stalled requester waits for: a copy goes on
+ * the previous reply port too, in case the path back for the newest one
+ * is broken (over ECMP the way back of a port is not the way there).
+ */
+static void stellar_resp_ack_alt(struct stellar_qp_xport *xp,
+				 const struct stellar_tx_pkt *tp)
+{
+	struct stellar_tx_pkt copy = *tp;
+	bool twice = xp->ack_twice;
+
+	xp->ack_twice = false;
+	if (!twice || !xp->peer_x || !xp->alt_sport ||
+	    xp->alt_sport == stellar_resp_sport(xp))
+		return;
+	copy.skb = skb_copy(tp->skb, GFP_KERNEL);
+	if (copy.skb)
+		stellar_tx_xmit(xp, &xp->cfg.av, &copy, xp->alt_sport);
 }
 
 static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
@@ -96,11 +137,14 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 	tp.hdr.psn = psn;
 	tp.hdr.aeth.syndrome = syndrome;
 	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
-	if (syndrome == STELLAR_SYN_ACK)
+	if (syndrome == STELLAR_SYN_ACK) {
 		stellar_resp_fill_sack(xp, &tp.hdr);
+		tp.hdr.becn = xp->peer_x && xp->newest_ce;
+		xp->newest_ce = false;
+	}
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return;
-	if (tp.hdr.xhdr)
+	if (tp.hdr.xhdr && xp->win.nr_ooo)
 		stellar_xstat(xp, STELLAR_XS_SACKS_SENT, 1);
 	if (syndrome == STELLAR_SYN_ACK)
 		stellar_xstat(xp, STELLAR_XS_ACKS_SENT, 1);
@@ -108,7 +152,8 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 		stellar_xstat(xp, STELLAR_XS_RNR_NAKS_SENT, 1);
 	else
 		stellar_xstat(xp, STELLAR_XS_NAKS_SENT, 1);
-	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	stellar_resp_ack_alt(xp, &tp);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
 }
 
 /* Send the coalesced ACK for everything before the expected PSN. */
@@ -172,6 +217,11 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 	xp->rq_msgs = 0;
 	xp->ack_pending = false;
 	xp->peer_x = false;
+	xp->newest_psn = stellar_psn_add(xp->win.epsn, -1);
+	xp->newest_ce = false;
+	xp->reply_sport = 0;
+	xp->alt_sport = 0;
+	xp->ack_twice = false;
 }
 
 /**
@@ -417,7 +467,7 @@ static u8 stellar_resp_read_reply(struct stellar_qp_xport *xp, u32 psn,
 			return i ? STELLAR_SYN_OK :
 				   STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 		}
-		stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+		stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
 		if (!(i % 64))
 			cond_resched();
 	}
@@ -476,7 +526,7 @@ static void stellar_resp_atomic_ack(struct stellar_qp_xport *xp, u32 psn,
 	tp.hdr.atomic_ack_orig = orig;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return;
-	stellar_tx_xmit(xp, &xp->cfg.av, &tp, xp->cfg.sport);
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
 }
 
 static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
@@ -799,6 +849,33 @@ static void stellar_resp_duplicate(struct stellar_qp_xport *xp,
 					pkt->reth.rkey, pkt->reth.len);
 }
 
+/* The IP header of @skb carries the congestion mark (ECN CE). */
+static bool stellar_resp_ce(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
+/* A new request packet arrived: the newest one, for the next ACK. */
+static void stellar_resp_newest(struct stellar_qp_xport *xp,
+				const struct sk_buff *skb, u32 psn)
+{
+	xp->newest_psn = psn;
+	xp->newest_ce = xp->peer_x && stellar_resp_ce(skb);
+	if (xp->newest_ce)
+		stellar_xstat(xp, STELLAR_XS_ECN_CE_RCVD, 1);
+}
+
+/* With a stellar peer, responses echo the port of the latest request. */
+static void stellar_resp_reply_port(struct stellar_qp_xport *xp, u16 sport)
+{
+	if (sport == xp->reply_sport)
+		return;
+	xp->alt_sport = xp->reply_sport;
+	xp->reply_sport = sport;
+}
+
 /* RC: returns true if the responder kept @skb. */
 static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			    const struct stellar_pkt *pkt)
@@ -806,15 +883,21 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 	/* The peer offers the extensions: responses accept them. */
 	if (pkt->xcap && READ_ONCE(stellar_wire_ext))
 		xp->peer_x = true;
+	if (xp->peer_x)
+		stellar_resp_reply_port(xp, ntohs(udp_hdr(skb)->source));
 	if (pkt->xhdr)
 		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);
 	switch (stellar_psn_classify(&xp->win, pkt->psn)) {
 	case STELLAR_PSN_NEW_IN_ORDER:
+		xp->ack_twice |= xp->win.nr_ooo > 0;
+		stellar_resp_newest(xp, skb, pkt->psn);
 		stellar_resp_in_order(xp, skb, pkt);
 		return false;
 	case STELLAR_PSN_NEW_OUT_OF_ORDER:
+		stellar_resp_newest(xp, skb, pkt->psn);
 		return stellar_resp_ooo(xp, skb, pkt);
 	case STELLAR_PSN_DUPLICATE:
+		xp->ack_twice = true;
 		stellar_resp_duplicate(xp, pkt);
 		return false;
 	default:

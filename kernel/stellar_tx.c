@@ -16,6 +16,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
@@ -80,12 +81,13 @@ static void stellar_tx_push_udp(struct sk_buff *skb, u16 sport)
 /*
  * Whether a route may use any interface.  A QP that sprays lets the FIB
  * choose among ECMP next hops by its UDP ports (fib_multipath_hash_policy
- * 1), so its packets may leave on any link; any other QP stays on the
- * device's netdev, as a RoCE NIC would.
+ * 1), so its packets may leave on any link; so do the responses to a peer
+ * that sprays (they echo its ports).  Any other QP stays on the device's
+ * netdev, as a RoCE NIC would.
  */
 static bool stellar_route_any_dev(const struct stellar_qp_xport *xp)
 {
-	return READ_ONCE(xp->spraying);
+	return READ_ONCE(xp->spraying) || READ_ONCE(xp->peer_x);
 }
 
 static void stellar_flow4(const struct stellar_av *av, u16 sport, int oif,
@@ -118,7 +120,7 @@ static struct rtable *stellar_route4(struct stellar_qp_xport *xp,
 }
 
 static void stellar_tx_push_ipv4(struct sk_buff *skb, struct rtable *rt,
-				 const struct stellar_av *av)
+				 const struct stellar_av *av, u8 tclass)
 {
 	struct iphdr *iph;
 
@@ -129,7 +131,7 @@ static void stellar_tx_push_ipv4(struct sk_buff *skb, struct rtable *rt,
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
-	iph->tos = av->traffic_class;
+	iph->tos = tclass;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ? av->hop_limit : 64;
@@ -163,7 +165,7 @@ static int stellar_tx_loopback(struct stellar_qp_xport *xp,
 
 static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
 			   const struct stellar_av *av, struct sk_buff *skb,
-			   u16 sport)
+			   u16 sport, u8 tclass)
 {
 	bool local;
 	struct rtable *rt = stellar_route4(xp, av, sport);
@@ -174,7 +176,7 @@ static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
 	}
 	local = rt->rt_type == RTN_LOCAL;
 	stellar_tx_push_udp(skb, sport);
-	stellar_tx_push_ipv4(skb, rt, av);
+	stellar_tx_push_ipv4(skb, rt, av, tclass);
 	stellar_tx_icrc(skb, false);
 	if (local)
 		return stellar_tx_loopback(xp, skb);
@@ -206,7 +208,7 @@ static struct dst_entry *stellar_route6(struct stellar_qp_xport *xp,
 }
 
 static void stellar_tx_push_ipv6(struct sk_buff *skb, struct dst_entry *dst,
-				 const struct stellar_av *av)
+				 const struct stellar_av *av, u8 tclass)
 {
 	struct ipv6hdr *ip6h;
 
@@ -215,7 +217,7 @@ static void stellar_tx_push_ipv6(struct sk_buff *skb, struct dst_entry *dst,
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tclass, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit : 64;
@@ -226,7 +228,7 @@ static void stellar_tx_push_ipv6(struct sk_buff *skb, struct dst_entry *dst,
 
 static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 			   const struct stellar_av *av, struct sk_buff *skb,
-			   u16 sport)
+			   u16 sport, u8 tclass)
 {
 	struct dst_entry *dst = stellar_route6(xp, av, sport);
 	struct ipv6hdr *ip6h;
@@ -238,7 +240,7 @@ static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 	}
 	local = dst->dev->flags & IFF_LOOPBACK;
 	stellar_tx_push_udp(skb, sport);
-	stellar_tx_push_ipv6(skb, dst, av);
+	stellar_tx_push_ipv6(skb, dst, av, tclass);
 	stellar_tx_icrc(skb, true);
 	if (local)
 		return stellar_tx_loopback(xp, skb);
@@ -251,12 +253,26 @@ static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 #else
 static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 			   const struct stellar_av *av, struct sk_buff *skb,
-			   u16 sport)
+			   u16 sport, u8 tclass)
 {
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }
 #endif
+
+/*
+ * The IP traffic class of a packet: the AV's, and ECN-capable (ECT(0)) for
+ * a request that offers or uses the stellar extensions, whose responder
+ * echoes a congestion mark (CE) back in its acknowledgement.
+ */
+static u8 stellar_tx_tclass(const struct stellar_av *av,
+			    const struct stellar_pkt *hdr)
+{
+	if (hdr->xcap && !INET_ECN_is_capable(av->traffic_class) &&
+	    (stellar_opcode_info(hdr->opcode)->flags & STELLAR_OPF_REQUEST))
+		return av->traffic_class | INET_ECN_ECT_0;
+	return av->traffic_class;
+}
 
 /**
  * stellar_tx_xmit() - send a packet built by stellar_tx_alloc()
@@ -271,15 +287,16 @@ static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 		    struct stellar_tx_pkt *tp, u16 sport)
 {
+	u8 tclass = stellar_tx_tclass(av, &tp->hdr);
 	struct sk_buff *skb = tp->skb;
 	u32 len = skb->len;
 	int ret;
 
 	tp->skb = NULL;
 	if (av->network_type == RDMA_NETWORK_IPV4)
-		ret = stellar_tx_ipv4(xp, av, skb, sport);
+		ret = stellar_tx_ipv4(xp, av, skb, sport, tclass);
 	else
-		ret = stellar_tx_ipv6(xp, av, skb, sport);
+		ret = stellar_tx_ipv6(xp, av, skb, sport, tclass);
 	if (ret < 0 || net_xmit_eval(ret)) {
 		stellar_xstat(xp, STELLAR_XS_TX_ERRORS, 1);
 		return ret < 0 ? ret : -ENOBUFS;

@@ -400,7 +400,10 @@ static const u8 *sw_parse_aeth(const u8 *p, struct stellar_pkt *pkt)
 static void sw_parse_xhdr(const u8 *p, struct stellar_pkt *pkt)
 {
 	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE) {
-		pkt->sack.base = FIELD_GET(STELLAR_SACK_BASE, sw_get_be32(p));
+		u32 word = sw_get_be32(p);
+
+		pkt->sack.base = FIELD_GET(STELLAR_SACK_BASE, word);
+		pkt->sack.newest = (s16)FIELD_GET(STELLAR_SACK_NEWEST, word);
 		memcpy(pkt->sack.bitmap, p + 4, sizeof(pkt->sack.bitmap));
 		return;
 	}
@@ -559,7 +562,9 @@ static u8 *sw_build_deth(u8 *p, const struct stellar_pkt *pkt)
 static void sw_build_xhdr(u8 *p, const struct stellar_pkt *pkt)
 {
 	if (pkt->opcode == STELLAR_OP_RC_ACKNOWLEDGE) {
-		sw_put_be32(p, FIELD_PREP(STELLAR_SACK_BASE, pkt->sack.base));
+		sw_put_be32(p, FIELD_PREP(STELLAR_SACK_BASE, pkt->sack.base) |
+			       FIELD_PREP(STELLAR_SACK_NEWEST,
+					  (u16)pkt->sack.newest));
 		memcpy(p + 4, pkt->sack.bitmap, sizeof(pkt->sack.bitmap));
 		return;
 	}

@@ -138,8 +138,10 @@ enum stellar_opcode {
 /* The stellar header: placement (requests) or selective ACK (ACK). */
 #define STELLAR_EXT_X		BIT(7)
 
-/* SACK header word 0: distance of the bitmap's first PSN from the ACK PSN. */
+/* SACK header word 0: distance of the bitmap's first PSN from the ACK PSN, */
 #define STELLAR_SACK_BASE	GENMASK(31, 16)
+/* and signed distance of the newest PSN received from it (0: the ACK PSN). */
+#define STELLAR_SACK_NEWEST	GENMASK(15, 0)
 
 /* Opcode properties. */
 #define STELLAR_OPF_REQUEST	BIT(0)	/* sent by the requester */
@@ -212,7 +214,7 @@ struct stellar_opcode_info {
  *	@xph.rkey WRITE: its R_Key
  * @sack: selective ACK header of an ACK: bit i of @sack.bitmap (byte
  *	i / 8, most significant bit first) says PSN @psn + @sack.base + i
- *	was received
+ *	was received; PSN @psn + @sack.newest is the newest one received
  * @hdr_len: BTH plus extension headers in bytes: the payload offset
  * @payload_len: payload bytes, excluding pad and ICRC
  *
@@ -264,6 +266,7 @@ struct stellar_pkt {
 	} xph;
 	struct {
 		u32 base;
+		s16 newest;
 		u8 bitmap[STELLAR_SACK_BITS / 8];
 	} sack;
 	u32 hdr_len;

@@ -64,11 +64,13 @@
 
 /*
  * Extended mode loss detection (RACK-like): a packet is lost when one sent
- * at least max(srtt, this) later was acknowledged.
+ * at least max(min_rtt / 4, this) later was acknowledged.
  */
 #define STELLAR_REO_MIN_US		1000
 /* Doublings of the reordering window after spurious retransmissions. */
-#define STELLAR_REO_SHIFT_MAX		3
+#define STELLAR_REO_SHIFT_MAX		4
+/* The minimum RTT is taken over this long (then restarts from a sample). */
+#define STELLAR_MIN_RTT_WIN_US		(10 * USEC_PER_SEC)
 /* Shortest retransmission timeout computed from the RTT. */
 #define STELLAR_RTO_MIN_US		2000
 /* Lost packets resent per acknowledgement, at most. */
@@ -78,6 +80,7 @@
 #define STELLAR_TXP_DATA		BIT(0)	/* SEND/WRITE packet, tracked */
 #define STELLAR_TXP_SACKED		BIT(1)	/* selectively acknowledged */
 #define STELLAR_TXP_RETX		BIT(2)	/* sent more than once */
+#define STELLAR_TXP_RDREQ		BIT(3)	/* READ/atomic request, tracked */
 
 /**
  * struct stellar_txp - requester state of one packet in flight
@@ -142,6 +145,8 @@ enum stellar_xport_stat {
 	STELLAR_XS_SACKS_RCVD,
 	STELLAR_XS_SEL_RETRANSMITS,
 	STELLAR_XS_EARLY_TIMEOUTS,
+	STELLAR_XS_ECN_CE_RCVD,
+	STELLAR_XS_ECN_ECHOES_RCVD,
 	__STELLAR_XS_MAX,
 };
 
@@ -315,12 +320,17 @@ struct stellar_xport_cfg {
  * @txp: extended mode: per-packet state, by PSN % STELLAR_TX_WINDOW
  * @rack_xmit_us: send time of the latest-sent packet known delivered
  * @sack_high: PSN after the highest one selectively acknowledged
+ * @ack_newest: of the ACK being processed, the newest PSN the peer
+ *	received (the only one an RTT is measured from)
+ * @ack_ecn: the ACK being processed says @ack_newest arrived marked CE
  * @srtt_us: smoothed RTT (0: not measured yet)
  * @rttvar_us: RTT variation
+ * @min_rtt_us: smallest RTT sample of the last STELLAR_MIN_RTT_WIN_US
+ * @min_rtt_at_us: when @min_rtt_us was taken
  * @timer_base: jiffies of the last progress or real retry; a retry is
  *	counted only a full local ACK timeout after it
  * @spraying: packets are spread over @spray's paths
- * @reo_shift: the reordering window is doubled this often (0..3), once
+ * @reo_shift: the reordering window is doubled this often (0..4), once
  *	per spurious retransmission seen
  * @spray: path choice of the requester (one path unless negotiated)
  * @wqe: scratch: the WQE being sent
@@ -338,6 +348,14 @@ struct stellar_xport_cfg {
  * @ack_pending: an ACK for win.epsn - 1 is owed
  * @nak_sent: a sequence NAK was sent for the current gap
  * @peer_x: the peer offered the stellar extensions: responses accept
+ * @newest_psn: PSN of the latest new request packet received (SACKs)
+ * @newest_ce: with @peer_x, that packet arrived marked CE (congestion);
+ *	the next ACK says so (BECN) once
+ * @reply_sport: with @peer_x, the UDP source port of the latest request:
+ *	responses take the path the requester chose for it (0: none yet)
+ * @alt_sport: the reply port before @reply_sport (0: none)
+ * @ack_twice: the next ACK answers a resent packet: send it on
+ *	@alt_sport too
  * @msg: the message being received
  * @res: READ/atomic responder resources (STELLAR_MAX_RD_ATOM)
  * @res_next: next @res entry to use
@@ -379,8 +397,12 @@ struct stellar_qp_xport {
 	struct stellar_txp txp[STELLAR_TX_WINDOW];
 	u64 rack_xmit_us;
 	u32 sack_high;
+	u32 ack_newest;
+	bool ack_ecn;
 	u32 srtt_us;
 	u32 rttvar_us;
+	u32 min_rtt_us;
+	u64 min_rtt_at_us;
 	unsigned long timer_base;
 	bool spraying;
 	u8 reo_shift;
@@ -400,6 +422,11 @@ struct stellar_qp_xport {
 	bool ack_pending;
 	bool nak_sent;
 	bool peer_x;
+	u32 newest_psn;
+	bool newest_ce;
+	u16 reply_sport;
+	u16 alt_sport;
+	bool ack_twice;
 	struct stellar_resp_msg msg;
 	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
 	u32 res_next;

@@ -896,6 +896,7 @@ static void test_xhdr_round_trip(void **state)
 			sent.xph.va = test_rng_next(&rng);
 			sent.xph.rkey = (u32)test_rng_next(&rng);
 			sent.sack.base = (u16)test_rng_next(&rng);
+			sent.sack.newest = (s16)test_rng_next(&rng);
 			test_rng_fill(&rng, sent.sack.bitmap,
 				      sizeof(sent.sack.bitmap));
 			hdr_len = stellar_build_headers(buf, &sent);
@@ -913,6 +914,8 @@ static void test_xhdr_round_trip(void **state)
 			assert_same_ext(&got, &sent);
 			if (op == STELLAR_OP_RC_ACKNOWLEDGE) {
 				assert_int_equal(got.sack.base, sent.sack.base);
+				assert_int_equal(got.sack.newest,
+						 sent.sack.newest);
 				assert_memory_equal(got.sack.bitmap,
 						    sent.sack.bitmap,
 						    sizeof(got.sack.bitmap));

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# ECN feedback under packet spray: two VMs joined by 4 links combined by a
+# bond (balance-xor, layer3+4), every link shaped to 50mbit except link 2
+# at 10mbit, whose queue is an fq_codel with ECN marking.  One stellar QP
+# (spray_paths 16) runs ib_write_bw from VM b to VM a:
+#
+#   - its requests are ECN-capable and the CE marks fq_codel sets on link
+#     2 come back: the receiver QP counts ecn_ce_rcvd, the sender QP
+#     ecn_echoes_rcvd and the sender's paths show ecn_marks;
+#   - the marked paths get less traffic: link 2 carries less than 15% of
+#     the sender's bytes (a fair share would be 25%);
+#   - control: the same run with link 2 on a plain FIFO gives no marks.
+#
+# Data integrity is checked by ibv_rc_pingpong -c over the same links.
+# stellar-test: vms=2 links=4 timeout=900
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+# shellcheck source=tests/vm/multipath.sh
+. "$STELLAR_REPO/tests/vm/multipath.sh"
+
+TOOL=$STELLAR_REPO/tools/stellar-tool
+[ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
+MARK_LINK=2
+PORT=19800
+
+modprobe -a sch_tbf sch_fq_codel
+
+next_port() {
+	PORT=$((PORT + 1))
+}
+
+# link_tx: tx bytes of every link, space-separated.
+link_tx() {
+	local link
+
+	for link in $(mp_link_devs); do
+		cat "/sys/class/net/$link/statistics/tx_bytes"
+	done | paste -sd' '
+}
+
+# qp_counter NAME: the value of per-QP counter NAME, summed over the QPs.
+qp_counter() {
+	"$TOOL" -j qps --device stellar0 |
+		jq "[.[].counters.$1 // 0] | add // 0"
+}
+
+# marked_paths: "path:ecn_marks" of the paths with marks.
+marked_paths() {
+	"$TOOL" -j paths --device stellar0 |
+		jq -r '[.paths[] | select(.ecn_marks > 0) | "\(.index):\(.ecn_marks)"] | join(" ")'
+}
+
+# marking ON|OFF: link MARK_LINK's queue marks CE (fq_codel ecn) or not.
+marking() {
+	local dev
+
+	dev=$(link_dev "$MARK_LINK")
+	mp_shape "$dev" 10mbit
+	if [ "$1" = on ]; then
+		tc qdisc replace dev "$dev" parent 1:1 handle 10: \
+			fq_codel ecn target 1ms interval 10ms
+	else
+		tc qdisc replace dev "$dev" parent 1:1 pfifo limit 1000
+	fi
+}
+
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+write_run() {
+	local name=$1 before after sampler
+	local -a srv cli
+
+	next_port
+	srv=(ib_write_bw -s 65536 -D 10 -d stellar0 -x "$GID" -p "$PORT"
+)
+	cli=("${srv[@]}" "$MP_PEER_IP")
+	before=$(link_tx)
+	(sleep 8; qp_counter ecn_echoes_rcvd >"$STELLAR_OUT/$name.echoes"
+	 qp_counter ecn_ce_rcvd >"$STELLAR_OUT/$name.ce"
+	 marked_paths >"$STELLAR_OUT/$name.paths") &
+	sampler=$!
+	pair_run "$name" a "tcp:$PORT" 300 srv cli
+	wait "$sampler"
+	after=$(link_tx)
+	SHARE=$(awk -v b="$before" -v a="$after" -v k="$MARK_LINK" 'BEGIN {
+		n = split(a, aa, " "); split(b, bb, " ")
+		for (i = 1; i <= n; i++) { d = aa[i] - bb[i]; t += d; if (i == k) m = d }
+		printf "%d\n", t ? 100 * m / t : 0 }')
+	ECHOES=$(cat "$STELLAR_OUT/$name.echoes")
+	CE=$(cat "$STELLAR_OUT/$name.ce")
+	MARKED=$(cat "$STELLAR_OUT/$name.paths")
+	log "$name ($STELLAR_ROLE): link $MARK_LINK carried $SHARE% of the bytes sent; ecn_echoes_rcvd $ECHOES, ecn_ce_rcvd $CE; marked paths: ${MARKED:-none}"
+}
+
+stellar_load spray_paths=16
+mp_bond 50mbit
+rdma link add stellar0 type stellar netdev "$MP_DEV"
+GID=$(gid_index stellar0 "$MP_IP")
+wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"
+
+marking off
+barrier fifo
+write_run fifo
+if [ "$STELLAR_ROLE" = b ]; then
+	assert_eq "$ECHOES" 0 "ECN echoes without marking"
+	[ -z "$MARKED" ] || fail "paths marked without ECN marking: $MARKED"
+else
+	assert_eq "$CE" 0 "CE packets received without marking"
+fi
+barrier fifo.done
+
+marking on
+barrier marking
+write_run ecn
+if [ "$STELLAR_ROLE" = b ]; then
+	[ "$ECHOES" -gt 0 ] || fail "no ECN echo reached the sender"
+	[ -n "$MARKED" ] || fail "no path shows ECN marks"
+	[ "$SHARE" -lt 15 ] ||
+		fail "link $MARK_LINK (marking) carried $SHARE% of the bytes: the marked paths were not avoided"
+else
+	[ "$CE" -gt 0 ] || fail "the receiver saw no CE-marked packet"
+fi
+barrier ecn.done
+
+if [ "$STELLAR_ROLE" = b ]; then
+	"$TOOL" paths --device stellar0 >"$STELLAR_OUT/paths.txt"
+fi
+next_port
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+srv=(ibv_rc_pingpong -d stellar0 -g "$GID" -p "$PORT" -c -s 65536 -n 200)
+# shellcheck disable=SC2034
+cli=("${srv[@]}" "$MP_PEER_IP")
+pair_run pingpong a "tcp:$PORT" 300 srv cli
+rdma link delete stellar0
+stellar_unload
+log "spray ECN: marks came back to the sender and steered traffic off the marking link"

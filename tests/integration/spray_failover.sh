@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Path failover under packet spray: two VMs joined by 4 links, each shaped
+# to the same rate, combined by a bond (balance-xor, layer3+4) and then by
+# ECMP routes (tests/vm/multipath.sh); stellar with spray_paths 16.  While
+# a transfer runs, link 2 silently drops every packet in both directions
+# (netem loss 100%, the link stays up):
+#
+#   - ibv_rc_pingpong -c (64 KB messages, data checked by the tool) and
+#     rping -v -V (verified pings) must complete without a QP error;
+#   - ib_write_bw -D must complete, and the receiver's byte rate over the
+#     second half of the dark time must reach 70% of the lower of its rate
+#     before the failure and the 3 live links' shaped rate;
+#   - the sender's spray statistics must show paths taken out (failed or
+#     probing) while the link is dark, and the same QP using every path
+#     again a few seconds after the link returns.
+#
+# Per-QP transport counters are logged every 2 s during the runs
+# (failover-qps.log) to show what the sender did.
+# Arguments (optional): topologies to run, of "ecmp" and "bond" (default
+# both, ECMP first: the bond takes the links' addresses away).  SPRAY_RATE (default 50mbit) sets the per-link rate.
+# stellar-test: vms=2 links=4 timeout=1800
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+# shellcheck source=tests/vm/multipath.sh
+. "$STELLAR_REPO/tests/vm/multipath.sh"
+
+TOOL=$STELLAR_REPO/tools/stellar-tool
+[ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
+RATE=${SPRAY_RATE:-50mbit}
+TOPOLOGIES=()
+for arg in "$@"; do
+	case "$arg" in
+	'') ;;	# the harness passes an empty argument when there are none
+	bond | ecmp) TOPOLOGIES+=("$arg") ;;
+	*) fail "unknown argument '$arg' (bond, ecmp)" ;;
+	esac
+done
+[ "${#TOPOLOGIES[@]}" -gt 0 ] || TOPOLOGIES=(ecmp bond)
+DARK_LINK=2
+PORT=19700
+RUN_SECONDS=300
+STELLAR_BARRIER_TIMEOUT=$((RUN_SECONDS + 60))
+# ib_write_bw -D: launched at 0, sends from about 2 s on.
+BW_SECONDS=26
+PRE_AT=3
+DARK_AT=7
+LIGHT_AT=17
+
+modprobe -a sch_tbf sch_netem
+
+next_port() {
+	PORT=$((PORT + 1))
+}
+
+# qps_logger: append the per-QP counters to failover-qps.log every 2 s.
+qps_logger() {
+	while sleep 2; do
+		{
+			echo "--- $(date +%T)"
+			"$TOOL" qps --device stellar0 2>&1 | grep -E \
+				'^QP|timeouts|retrans|early|sacks|srtt|ext_on|naks' || true
+			"$TOOL" paths --device stellar0 2>&1 | sed -n '1,20p'
+		} >>"$STELLAR_OUT/failover-qps.log"
+	done
+}
+
+# rx_bytes: bytes received over all links.
+rx_bytes() {
+	local link sum=0
+
+	for link in $(mp_link_devs); do
+		sum=$((sum + $(cat "/sys/class/net/$link/statistics/rx_bytes")))
+	done
+	echo "$sum"
+}
+
+# go_dark_after SECONDS: link DARK_LINK drops everything from then on.
+go_dark_after() {
+	sleep "$1"
+	mp_netem "$(link_dev "$DARK_LINK")" -- loss 100%
+	date +%s.%N >"$STELLAR_OUT/dark_at"
+}
+
+light() {
+	mp_netem_off "$(link_dev "$DARK_LINK")"
+}
+
+# failed_paths: paths that a QP of stellar0 does not use now (failed or
+# probing).
+failed_paths() {
+	"$TOOL" -j paths --device stellar0 |
+		jq '[.paths[] | select(.failed > 0 or .probing > 0)] | length'
+}
+
+# dark_run NAME SECONDS_BEFORE_DARK SERVER_ARRAY CLIENT_ARRAY READY: run
+# the pair with link DARK_LINK going dark on both VMs after a while.
+dark_run() {
+	local name=$1 after=$2 ready=$5 dark rc=0
+
+	go_dark_after "$after" &
+	dark=$!
+	pair_run "$name" a "$ready" "$RUN_SECONDS" "$3" "$4" || rc=$?
+	wait "$dark"
+	return "$rc"
+}
+
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+pingpong_dark() {
+	local name=$1
+	local -a srv cli
+
+	next_port
+	srv=(ibv_rc_pingpong -d stellar0 -g "$GID" -p "$PORT" -c -s 65536
+		-n 500)
+	cli=("${srv[@]}" "$MP_PEER_IP")
+	dark_run "$name" 3 srv cli "tcp:$PORT"
+	light
+	barrier "$name.light"
+}
+
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+rping_dark() {
+	local name=$1 count=400 pings
+	local -a srv cli
+
+	next_port
+	srv=(rping -s -v -V -C "$count" -S 16384 -a "$MP_IP" -p "$PORT")
+	cli=(rping -c -v -V -C "$count" -S 16384 -I "$MP_IP" -a "$MP_PEER_IP"
+		-p "$PORT")
+	dark_run "$name" 3 srv cli "cm:$PORT"
+	light
+	barrier "$name.light"
+	[ "$PAIR_ROLE" = client ] || return 0
+	assert_not_contains "$(cat "$PAIR_LOG")" mismatch "$name output"
+	pings=$(grep -c 'ping data: rdma-ping-' "$PAIR_LOG" || true)
+	assert_eq "$pings" "$count" "verified pings of $name"
+}
+
+# write_bw_dark NAME: one ib_write_bw -D run; on both VMs, link DARK_LINK
+# goes dark DARK_AT s after the launch and comes back at LIGHT_AT.  VM a
+# measures the rate in the second half of the dark time; VM b checks that
+# the QP took paths out while the link was dark and uses all of them again
+# a while after it returned.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+write_bw_dark() {
+	local name=$1 half rate need out back timeline before three
+	local -a srv cli
+
+	next_port
+	srv=(ib_write_bw -s 65536 -D "$BW_SECONDS" -d stellar0 -x "$GID"
+		-p "$PORT")
+	cli=("${srv[@]}" "$MP_PEER_IP")
+	half=$(((LIGHT_AT - DARK_AT) / 2))
+	(
+		sleep "$PRE_AT"
+		rx_bytes >"$STELLAR_OUT/$name.pre"
+		sleep $((DARK_AT - PRE_AT))
+		rx_bytes >"$STELLAR_OUT/$name.dark"
+		mp_netem "$(link_dev "$DARK_LINK")" -- loss 100%
+		sleep "$half"
+		rx_bytes >"$STELLAR_OUT/$name.mid"
+		failed_paths >"$STELLAR_OUT/$name.out_dark"
+		sleep "$half"
+		rx_bytes >"$STELLAR_OUT/$name.end"
+		light
+		sleep $((BW_SECONDS - LIGHT_AT - 2))
+		failed_paths >"$STELLAR_OUT/$name.out_back"
+	) &
+	timeline=$!
+	pair_run "$name" a "tcp:$PORT" "$RUN_SECONDS" srv cli
+	wait "$timeline"
+	light
+	barrier "$name.light"
+	if [ "$STELLAR_ROLE" = b ]; then
+		out=$(cat "$STELLAR_OUT/$name.out_dark")
+		back=$(cat "$STELLAR_OUT/$name.out_back")
+		log "$name: paths out of use: $out while link $DARK_LINK was dark, $back after it returned"
+		[ "$out" -ge 1 ] || fail "$name: no path was taken out of use"
+		assert_eq "$back" 0 "paths out of use after the link returned"
+		return 0
+	fi
+	before=$((($(cat "$STELLAR_OUT/$name.dark") - $(cat "$STELLAR_OUT/$name.pre")) / (DARK_AT - PRE_AT)))
+	rate=$((($(cat "$STELLAR_OUT/$name.end") - $(cat "$STELLAR_OUT/$name.mid")) / half))
+	three=$(python3 -c "print(int(3 * ${RATE%mbit} * 1e6 / 8))")
+	need=$(((before < three ? before : three) * 7 / 10))
+	log "$name: $before bytes/s before the failure, $rate after it (need >= $need: 70% of the lower of that and the 3 live links' $three)"
+	[ "$rate" -ge "$need" ] ||
+		fail "$name: $rate bytes/s after the failure, under 70% of $((before < three ? before : three))"
+}
+
+ecmp_down() {
+	local k
+
+	ip route del "$MP_PEER_IP/32"
+	ip addr del "$MP_IP/32" dev "$MP_DEV"
+	for k in $(seq 1 "$STELLAR_LINKS"); do
+		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
+	done
+}
+
+run_topology() {
+	local topo=$1
+
+	"mp_$topo" "$RATE"
+	rdma link add stellar0 type stellar netdev "$MP_DEV"
+	GID=$(gid_index stellar0 "$MP_IP")
+	barrier "$topo.up"
+	wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"
+	qps_logger &
+	LOGGER=$!
+	write_bw_dark "${topo}_write_bw"
+	pingpong_dark "${topo}_pingpong"
+	rping_dark "${topo}_rping"
+	kill "$LOGGER"
+	wait "$LOGGER" 2>/dev/null || true
+	"$TOOL" paths --device stellar0 >"$STELLAR_OUT/$topo-paths.txt"
+	rdma link delete stellar0
+	barrier "$topo.down"
+}
+
+stellar_load spray_paths=16
+for topo in "${TOPOLOGIES[@]}"; do
+	run_topology "$topo"
+	[ "$topo" != ecmp ] || ecmp_down
+done
+stellar_unload
+log "spray failover (${TOPOLOGIES[*]}): transfers survived a dark link with data checked"
