@@ -33,15 +33,6 @@ next_port() {
 	PORT=$((PORT + 1))
 }
 
-# link_tx: tx bytes of every link, space-separated.
-link_tx() {
-	local link
-
-	for link in $(mp_link_devs); do
-		cat "/sys/class/net/$link/statistics/tx_bytes"
-	done | paste -sd' '
-}
-
 # qp_counter NAME: the value of per-QP counter NAME, summed over the QPs.
 qp_counter() {
 	"$TOOL" -j qps --device stellar0 |
@@ -77,14 +68,14 @@ write_run() {
 	srv=(ib_write_bw -s 65536 -D 10 -d stellar0 -x "$GID" -p "$PORT"
 )
 	cli=("${srv[@]}" "$MP_PEER_IP")
-	before=$(link_tx)
+	before=$(mp_link_bytes tx)
 	(sleep 8; qp_counter ecn_echoes_rcvd >"$STELLAR_OUT/$name.echoes"
 	 qp_counter ecn_ce_rcvd >"$STELLAR_OUT/$name.ce"
 	 marked_paths >"$STELLAR_OUT/$name.paths") &
 	sampler=$!
 	pair_run "$name" a "tcp:$PORT" 300 srv cli
 	wait "$sampler"
-	after=$(link_tx)
+	after=$(mp_link_bytes tx)
 	SHARE=$(awk -v b="$before" -v a="$after" -v k="$MARK_LINK" 'BEGIN {
 		n = split(a, aa, " "); split(b, bb, " ")
 		for (i = 1; i <= n; i++) { d = aa[i] - bb[i]; t += d; if (i == k) m = d }

@@ -70,12 +70,7 @@ qps_logger() {
 
 # rx_bytes: bytes received over all links.
 rx_bytes() {
-	local link sum=0
-
-	for link in $(mp_link_devs); do
-		sum=$((sum + $(cat "/sys/class/net/$link/statistics/rx_bytes")))
-	done
-	echo "$sum"
+	mp_link_bytes rx | awk '{ for (i = 1; i <= NF; i++) t += $i; printf "%.0f\n", t }'
 }
 
 # go_dark_after SECONDS: link DARK_LINK drops everything from then on.
@@ -192,15 +187,6 @@ write_bw_dark() {
 		fail "$name: $rate bytes/s after the failure, under 70% of $((before < three ? before : three))"
 }
 
-ecmp_down() {
-	local k
-
-	ip route del "$MP_PEER_IP/32"
-	ip addr del "$MP_IP/32" dev "$MP_DEV"
-	for k in $(seq 1 "$STELLAR_LINKS"); do
-		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
-	done
-}
 
 run_topology() {
 	local topo=$1
@@ -225,7 +211,7 @@ run_topology() {
 stellar_load spray_paths=16
 for topo in "${TOPOLOGIES[@]}"; do
 	run_topology "$topo"
-	[ "$topo" != ecmp ] || ecmp_down
+	[ "$topo" != ecmp ] || mp_ecmp_down
 done
 stellar_unload
 log "spray failover (${TOPOLOGIES[*]}): transfers survived a dark link with data checked"

@@ -62,15 +62,6 @@ next_port() {
 	PORT=$((PORT + 1))
 }
 
-# link_bytes: tx bytes of every link, space-separated.
-link_bytes() {
-	local link
-
-	for link in $(mp_link_devs); do
-		cat "/sys/class/net/$link/statistics/tx_bytes"
-	done | paste -sd' '
-}
-
 # path_packets: packets per spray path of stellar0, space-separated.
 path_packets() {
 	"$TOOL" -j paths --device stellar0 | jq -r '[.paths[].packets] | join(" ")'
@@ -78,7 +69,7 @@ path_packets() {
 
 # spread_snapshot: link bytes and path packets before a run.
 spread_snapshot() {
-	BEFORE_LINKS=$(link_bytes)
+	BEFORE_LINKS=$(mp_link_bytes tx)
 	BEFORE_PATHS=$(path_packets)
 }
 
@@ -107,7 +98,7 @@ sum_growth() {
 check_spread() {
 	local name=$1 after mine peers links paths min_links
 
-	after=$(link_bytes)
+	after=$(mp_link_bytes tx)
 	mine=$(sum_growth "$BEFORE_LINKS" "$after")
 	put_val "$name.sent" "$mine"
 	peers=$(get_val "$name.sent")
@@ -226,20 +217,11 @@ run_topology() {
 	barrier "$topo.down"
 }
 
-ecmp_down() {
-	local k
-
-	ip route del "$MP_PEER_IP/32"
-	ip addr del "$MP_IP/32" dev "$MP_DEV"
-	for k in $(seq 1 "$STELLAR_LINKS"); do
-		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
-	done
-}
 
 stellar_load spray_paths=4
 for topo in "${TOPOLOGIES[@]}"; do
 	run_topology "$topo"
-	[ "$topo" != ecmp ] || ecmp_down
+	[ "$topo" != ecmp ] || mp_ecmp_down
 done
 stellar_unload
 

@@ -258,6 +258,27 @@ mp_counts() {
 	done
 }
 
+# mp_link_bytes rx|tx: bytes received or sent by every link of a two-VM
+# topology, space-separated.
+mp_link_bytes() {
+	local link
+
+	for link in $(mp_link_devs); do
+		cat "/sys/class/net/$link/statistics/${1}_bytes"
+	done | paste -sd' '
+}
+
+# mp_ecmp_down: undo mp_ecmp (and the links' shapers), e.g. before mp_bond.
+mp_ecmp_down() {
+	local k
+
+	ip route del "$MP_PEER_IP/32"
+	ip addr del "$MP_IP/32" dev "$MP_DEV"
+	for k in $(seq 1 "$STELLAR_LINKS"); do
+		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
+	done
+}
+
 # mp_show: qdiscs and counters of the links, for the logs.
 mp_show() {
 	local link
