@@ -214,61 +214,30 @@ bw() {
 	barrier "$name.done"
 }
 
-# busiest_link: this VM's link with the most tx bytes since BUSY_BASE.
-busiest_link() {
-	local k best=1 most=-1 now base
-
-	for k in $(seq 1 "$STELLAR_LINKS"); do
-		now=$(cat "/sys/class/net/$(link_dev "$k")/statistics/tx_bytes")
-		base=$(echo "$BUSY_BASE" | cut -d' ' -f"$k")
-		if [ $((now - base)) -gt "$most" ]; then
-			most=$((now - base))
-			best=$k
-		fi
-	done
-	echo "$best"
+# data_dir: the direction of this VM's links the data takes: VM b sends.
+data_dir() {
+	[ "$STELLAR_ROLE" = b ] && echo tx || echo rx
 }
 
-link_tx_bytes() {
+# busiest_link: the link that carried the most data since BUSY_BASE (VM a
+# and VM b see the same link: link k joins eth(k-1) of both).
+busiest_link() {
+	mp_link_bytes "$(data_dir)" | awk -v base="$BUSY_BASE" '{
+		split(base, b, " ")
+		for (k = 1; k <= NF; k++) if (best == "" || $k - b[k] > most) {
+			most = $k - b[k]; best = k }
+		print best }'
+}
+
+# fail_link_later NAME: FAIL_AT s after the launch of the transfer (both
+# VMs launch it within a few ms of each other), fail the busiest link,
+# each VM on its own side, both directions.
+fail_link_later() {
 	local k
 
-	for k in $(seq 1 "$STELLAR_LINKS"); do
-		cat "/sys/class/net/$(link_dev "$k")/statistics/tx_bytes"
-	done | paste -sd' '
-}
-
-# link_all_bytes: tx + rx bytes of all links.
-link_all_bytes() {
-	local k dev sum=0
-
-	for k in $(seq 1 "$STELLAR_LINKS"); do
-		dev=/sys/class/net/$(link_dev "$k")/statistics
-		sum=$((sum + $(cat "$dev/tx_bytes") + $(cat "$dev/rx_bytes")))
-	done
-	echo "$sum"
-}
-
-# Once the transfer runs (1 MB over the links since BUSY_BASE), wait
-# FAIL_AT s, then fail the sender's busiest link on both VMs: the VMs'
-# clocks are a few ms apart at most.
-fail_link_later() {
-	local start k deadline
-
-	start=$(link_all_bytes)
-	deadline=$(($(date +%s) + 120))
-	while [ $(($(link_all_bytes) - start)) -lt 1048576 ]; do
-		[ "$(date +%s)" -lt "$deadline" ] || return 0
-		sleep 0.2
-	done
-	BUSY_BASE=$(link_tx_bytes)
-	sleep $((FAIL_AT - 1))
-	if [ "$STELLAR_ROLE" = b ]; then
-		k=$(busiest_link)
-		put_val "$1.link" "$k"
-	else
-		k=$(get_val "$1.link")
-	fi
-	sleep 1
+	BUSY_BASE=$(mp_link_bytes "$(data_dir)")
+	sleep "$FAIL_AT"
+	k=$(busiest_link)
 	now_mono >"$STELLAR_OUT/$1.fail_time"
 	mp_netem "$(link_dev "$k")" -- loss 100%
 	echo "$k" >"$STELLAR_OUT/$1.fail_link"

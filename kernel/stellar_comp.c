@@ -535,9 +535,10 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 	}
 	if (t->sent_us > xp->rack_xmit_us && !stellar_comp_spurious(xp, t, now))
 		xp->rack_xmit_us = t->sent_us;
+	/* An ECN echo counts only where an RTT does: one known copy. */
 	if (xp->spraying)
 		stellar_spray_acked(&xp->spray, t->path, rtt_us,
-				    sample && xp->ack_ecn, now);
+				    rtt_us && xp->ack_ecn, now);
 	return true;
 }
 
@@ -593,16 +594,29 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 }
 
 /*
+ * The reordering window: a quarter of the minimum RTT (at least
+ * STELLAR_REO_MIN_US), plus the spread of the paths' RTTs when spraying
+ * (a packet on a slow path is overtaken by later ones on a fast path),
+ * doubled per spurious resend seen, up to 16 times.
+ */
+static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
+{
+	u64 reo_us = max_t(u32, xp->min_rtt_us / 4, STELLAR_REO_MIN_US);
+
+	if (xp->spraying)
+		reo_us += stellar_spray_rtt_spread_us(&xp->spray);
+	return reo_us << xp->reo_shift;
+}
+
+/*
  * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
  * highest SACKed one is lost when a packet sent more than the reordering
- * window (max(min_rtt / 4, 1 ms), doubled per spurious resend seen, up to
- * 16x) after it was delivered; it is resent alone (on another path).
+ * window after it was delivered; it is resent alone (on another path).
  * Reordering within the window never causes a resend.
  */
 static void stellar_comp_rack(struct stellar_qp_xport *xp)
 {
-	u64 reo_us = (u64)max_t(u32, xp->min_rtt_us / 4,
-				STELLAR_REO_MIN_US) << xp->reo_shift;
+	u64 reo_us = stellar_comp_reo_us(xp);
 	u32 budget = STELLAR_SEL_BUDGET, psn;
 
 	/* After an RNR NAK the peer is not ready: the RNR timer resends. */
@@ -646,6 +660,7 @@ static void stellar_comp_sack(struct stellar_qp_xport *xp,
 {
 	u32 last = stellar_psn_add(xp->psn_high, -1);
 	u64 now = stellar_now_us();
+	bool news = false;
 	u32 i;
 
 	if (memchr_inv(pkt->sack.bitmap, 0, sizeof(pkt->sack.bitmap)))
@@ -660,10 +675,18 @@ static void stellar_comp_sack(struct stellar_qp_xport *xp,
 					    psn == xp->ack_newest))
 			continue;
 		t->flags |= STELLAR_TXP_SACKED;
+		news = true;
 		if (!stellar_psn_before(psn, xp->sack_high))
 			xp->sack_high = stellar_psn_add(psn, 1);
 	}
 	stellar_comp_newest(xp, now);
+	/*
+	 * The peer is alive and receiving: while selective recovery makes
+	 * headway, a local ACK timeout (go-back-N, a retry counted) waits.
+	 * Once the window is full nothing new is acknowledged and it comes.
+	 */
+	if (news)
+		xp->timer_base = jiffies;
 	stellar_comp_rack(xp);
 }
 

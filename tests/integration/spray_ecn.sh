@@ -10,9 +10,11 @@
 #   - its requests are ECN-capable and the CE marks fq_codel sets on link
 #     2 come back: the receiver QP counts ecn_ce_rcvd, the sender QP
 #     ecn_echoes_rcvd and the sender's paths show ecn_marks;
-#   - the marked paths get less traffic: link 2 carries less than 15% of
-#     the sender's bytes (a fair share would be 25%);
-#   - control: the same run with link 2 on a plain FIFO gives no marks.
+#   - the paths crossing the slow, marking link get less traffic (RTT,
+#     losses and ECN marks all lower their weight): link 2 carries less
+#     than 15% of the sender's bytes (a fair share would be 25%);
+#   - control: the same run with link 2 on a plain FIFO gives no marks
+#     (and its share is logged: RTT and losses alone also lower it).
 #
 # Data integrity is checked by ibv_rc_pingpong -c over the same links.
 # stellar-test: vms=2 links=4 timeout=900
@@ -127,4 +129,4 @@ cli=("${srv[@]}" "$MP_PEER_IP")
 pair_run pingpong a "tcp:$PORT" 300 srv cli
 rdma link delete stellar0
 stellar_unload
-log "spray ECN: marks came back to the sender and steered traffic off the marking link"
+log "spray ECN: marks came back to the sender; the marking link carried little"
