@@ -129,34 +129,67 @@ static void stellar_emtt_snapshot(struct stellar_emtt_slot *slot,
 }
 
 /*
- * Copy the part of a copy that lies in @iova's page through the eMTT, if
- * the entry answers for it.  Called under rcu_read_lock(): the page stays
- * pinned until every reader that saw the entry is done.
+ * Does the entry of @iova's page answer for [@iova, @iova + @n), all in
+ * that page, of registration *@serial (any registration if 0)?  On yes,
+ * *@serial and *@page are the entry's.  Under rcu_read_lock(): the page
+ * stays pinned until the caller's read-side section ends.
  */
-static bool stellar_emtt_copy_page(struct stellar_emtt_table *table,
-				   const struct stellar_emtt_req *req,
-				   u64 iova, u8 *buf, u32 n, bool to_mr,
-				   u64 *serial)
+static bool stellar_emtt_answer(struct stellar_emtt_table *table,
+				const struct stellar_emtt_req *req, u64 iova,
+				u32 n, u64 *serial, struct page **page)
 {
 	struct stellar_emtt_slot *slot;
 	struct stellar_emtt_tag tag;
-	struct page *page;
 	u32 mem_type;
-	void *kaddr;
 
 	slot = stellar_emtt_slot_of(table, req->key, iova >> PAGE_SHIFT);
-	stellar_emtt_snapshot(slot, &tag, &page, &mem_type);
+	stellar_emtt_snapshot(slot, &tag, page, &mem_type);
 	if (!stellar_emtt_tag_allows(&tag, req, iova, n, PAGE_SHIFT) ||
 	    mem_type != STELLAR_MEM_HOST || (*serial && tag.serial != *serial))
 		return false;
 	*serial = tag.serial;
-	kaddr = kmap_local_page(page);
+	return true;
+}
+
+static void stellar_emtt_memcpy(struct page *page, u64 iova, u8 *buf, u32 n,
+				bool to_mr)
+{
+	void *kaddr = kmap_local_page(page);
+
 	if (to_mr)
 		memcpy(kaddr + offset_in_page(iova), buf, n);
 	else
 		memcpy(buf, kaddr + offset_in_page(iova), n);
 	kunmap_local(kaddr);
-	return true;
+}
+
+/*
+ * The first page of a copy, after checking that its first and last bytes
+ * lie in one registration (an MR is contiguous in iova: then every byte
+ * does), so that a copy the MR check would refuse copies nothing.
+ */
+static bool stellar_emtt_copy_first(struct stellar_dev *sdev,
+				    const struct stellar_emtt_req *req,
+				    u64 iova, u8 *buf, u32 len, u32 n,
+				    bool to_mr, u64 *serial)
+{
+	u64 last = iova + len - 1;
+	struct stellar_emtt_table *table;
+	struct page *page, *last_page;
+	bool hit = false;
+
+	rcu_read_lock();
+	table = rcu_dereference(sdev->mem->emtt);
+	if (table)
+		hit = stellar_emtt_answer(table, req, iova, n, serial, &page);
+	if (hit && n < len)
+		hit = stellar_emtt_answer(table, req, last & PAGE_MASK,
+					  offset_in_page(last) + 1, serial,
+					  &last_page);
+	if (hit)
+		stellar_emtt_memcpy(page, iova, buf, n, to_mr);
+	rcu_read_unlock();
+	return hit;
 }
 
 /**
@@ -165,16 +198,17 @@ static bool stellar_emtt_copy_page(struct stellar_emtt_table *table,
  * @req: the copy's PD, key and needed access
  * @iova: first byte
  * @buf: kernel buffer
- * @len: bytes
+ * @len: bytes, not 0
  * @to_mr: copy from @buf into the MR
  * @serial: receives the registration's serial if anything was copied
  *
- * Page by page, while the entry of (key, iova page) answers every check
- * the MR lookup would make, the copy goes straight to the pinned page
- * under rcu_read_lock() and the entry's sequence count: no lock, no
- * reference, no atomic operation.  Every page must belong to the same
- * registration.  Anything else (cache off, a miss, any doubt) stops it;
- * the caller does the rest the slow way.
+ * The entries of the copy's first and last pages must answer every check
+ * the MR lookup would make (key, PD, access, bounds) for one
+ * registration; then page by page, while the entry of (key, iova page)
+ * is that registration's, the copy goes straight to the pinned page
+ * under rcu_read_lock() and the entry's sequence count: no MR table, no
+ * reference, no lock, no atomic operation.  Anything else (cache off, a
+ * miss, any doubt) stops it; the caller does the rest the slow way.
  *
  * Return: bytes copied from the start of the copy.
  */
@@ -183,32 +217,38 @@ u32 stellar_emtt_copy(struct stellar_dev *sdev,
 		      u32 len, bool to_mr, u64 *serial)
 {
 	struct stellar_emtt_table *table;
-	u32 done = 0, pages = 0;
+	u32 done, pages = 1;
 
 	*serial = 0;
-	if (iova + len < iova)
+	if (iova + len - 1 < iova)
 		return 0;
+	done = min_t(u32, len, PAGE_SIZE - offset_in_page(iova));
+	if (!stellar_emtt_copy_first(sdev, req, iova, buf, len, done, to_mr,
+				     serial)) {
+		*serial = 0;
+		return 0;
+	}
 	while (done < len) {
-		u32 n = min_t(u32, len - done,
-			      PAGE_SIZE - offset_in_page(iova + done));
+		u32 n = min_t(u32, len - done, PAGE_SIZE);
+		struct page *page;
 		bool hit = false;
 
 		rcu_read_lock();
 		table = rcu_dereference(sdev->mem->emtt);
 		if (table)
-			hit = stellar_emtt_copy_page(table, req, iova + done,
-						     buf + done, n, to_mr,
-						     serial);
+			hit = stellar_emtt_answer(table, req, iova + done, n,
+						  serial, &page);
+		if (hit)
+			stellar_emtt_memcpy(page, iova + done, buf + done, n,
+					    to_mr);
 		rcu_read_unlock();
 		if (!hit)
 			break;
 		done += n;
 		pages++;
 	}
-	if (pages) {
-		stellar_emtt_count(sdev, STELLAR_EMTT_HITS, pages);
-		stellar_mem_count(sdev, STELLAR_PVDMA_LOOKUPS, pages);
-	}
+	stellar_emtt_count(sdev, STELLAR_EMTT_HITS, pages);
+	stellar_mem_count(sdev, STELLAR_PVDMA_LOOKUPS, pages);
 	return done;
 }
 

@@ -374,6 +374,52 @@ static void test_tag_allows_each_field(void **state)
 	assert_true(stellar_emtt_tag_allows(&tag, &req, 0x127ff, 1, 12));
 }
 
+/*
+ * The kernel's hit path checks a multi-page copy by the entries of its
+ * first and last pages only (same registration, each admitting its part):
+ * since an MR is contiguous in iova, that must be exactly "every byte of
+ * the copy is in the MR".  Exhaustive on 16-byte pages.
+ */
+static void test_first_last_cover_range(void **state)
+{
+	const uint32_t shift = 4, psize = 1U << shift;
+	struct stellar_emtt_req req = { .key = 0x100 };
+	uint64_t mr_iova, mr_len, iova, len;
+
+	(void)state;
+	for (mr_iova = 64; mr_iova < 64 + 2 * psize; mr_iova++) {
+		for (mr_len = 1; mr_len < 4 * psize; mr_len++) {
+			struct stellar_emtt_mr mr = mk_mr(3, mr_iova, mr_len,
+							  NULL, 0x100, 0);
+
+			for (iova = 40; iova < 64 + 7 * psize; iova++) {
+				for (len = 1; len < 3 * psize; len++) {
+					uint64_t last = iova + len - 1;
+					uint32_t n = psize - (iova & (psize - 1));
+					struct stellar_emtt_tag first_tag, last_tag;
+					bool ok, want;
+
+					if (n > len)
+						n = len;
+					want = in_mr(&mr, iova) && in_mr(&mr, last);
+					ok = stellar_emtt_tag_init(&first_tag, &mr,
+								   iova >> shift, shift) &&
+					     stellar_emtt_tag_allows(&first_tag, &req,
+								     iova, n, shift);
+					if (ok && n < len)
+						ok = stellar_emtt_tag_init(&last_tag, &mr,
+									   last >> shift, shift) &&
+						     stellar_emtt_tag_allows(&last_tag, &req,
+									     last & ~(uint64_t)(psize - 1),
+									     (last & (psize - 1)) + 1, shift) &&
+						     last_tag.serial == first_tag.serial;
+					assert_int_equal(ok, want);
+				}
+			}
+		}
+	}
+}
+
 /* ---- a direct-mapped cache on the index, as the kernel's table ---- */
 
 struct model {
@@ -583,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_tag_rejects_wrapping_mr),
 		cmocka_unit_test(test_tag_allows_reference),
 		cmocka_unit_test(test_tag_allows_each_field),
+		cmocka_unit_test(test_first_last_cover_range),
 		cmocka_unit_test(test_model_fits),
 		cmocka_unit_test(test_model_one_too_many),
 		cmocka_unit_test(test_model_thrash_stays_right),
