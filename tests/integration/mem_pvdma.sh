@@ -73,7 +73,7 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
 for c in boundaries tiny atomic prefetch fork unmapped rereg odp concurrent \
-	iova rereg_race; do
+	iova edge rereg_race; do
 	run_case "$c"
 done
 
@@ -105,6 +105,7 @@ assert_eq "$(mem_stat emtt_stats Entries)" 0 "eMTT off"
 fills=$(mem_stat emtt_stats Fills)
 run_case random
 run_case iova
+run_case edge
 run_case rereg_race
 assert_eq "$(mem_stat emtt_stats Hits)" "$hits" "hits with the eMTT off"
 assert_eq "$(mem_stat emtt_stats Fills)" "$fills" "fills with the eMTT off"

@@ -846,6 +846,44 @@ static void case_iova(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/*
+ * A single-packet WRITE that starts inside an MR and runs past its end,
+ * with every page it touches cached by the eMTT: refused, and not one
+ * byte of it written, not even the part inside the MR.
+ */
+static void case_edge(struct ctx *c)
+{
+	uint8_t *buf = map_anon(4 * PAGE);
+	uint32_t len = 2 * PAGE + 100;
+	struct ibv_mr *mr = reg(c, buf, len);
+	enum ibv_wc_status st;
+	uint8_t before[PAGE + 100];
+
+	/* Touch both pages the WRITE will cover: their entries exist. */
+	write_read(c, mr, buf + PAGE, PAGE + 100, 101);
+	write_read(c, mr, buf + PAGE, PAGE + 100, 102);
+	memcpy(before, buf + PAGE, sizeof(before));
+	fill(c->src, 500, 103);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 500, (uintptr_t)buf + 2 * PAGE - 200,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE across the MR's end: %s",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(before, buf + PAGE, sizeof(before)),
+	      "a refused WRITE changed the MR");
+	reset_qps(c);
+	/* The same bytes but the last one past the end: refused too. */
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 301, (uintptr_t)buf + 2 * PAGE - 200,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE one byte past the end: %s",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(before, buf + PAGE, sizeof(before)),
+	      "a refused WRITE changed the MR");
+	reset_qps(c);
+	/* Exactly up to the end: fine. */
+	write_read(c, mr, buf + 2 * PAGE - 200, 300, 104);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 /* ---- deregistration and re-registration under traffic --------------- */
 
 #define RACE_LEN	(64 * PAGE)	/* READs in the first half, WRITEs in the second */
@@ -1055,7 +1093,7 @@ static const struct {
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
-	{ "rereg_race", case_rereg_race },
+	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
 
 int main(int argc, char **argv)
