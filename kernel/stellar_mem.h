@@ -14,6 +14,7 @@
 #include <linux/xarray.h>
 
 #include "stellar.h"
+#include "stellar_emtt_index.h"
 
 /* PVDMA pins user memory in naturally aligned chunks of this size. */
 #define STELLAR_PVDMA_CHUNK_SHIFT	21
@@ -36,15 +37,14 @@ struct stellar_mem_counters {
  * struct stellar_emtt_slot - one cached translation
  * @seq: readers retry while a writer changes the entry
  * @mem_type: enum stellar_mem_type of @page
- * @serial: the registration's serial number (0: empty)
- * @page_index: page number inside the registration
+ * @tag: whose page this is and what the checks of a copy need
+ *	 (@tag.serial 0: empty)
  * @page: the pinned page
  */
 struct stellar_emtt_slot {
 	seqcount_t seq;
 	u32 mem_type;
-	u64 serial;
-	u64 page_index;
+	struct stellar_emtt_tag tag;
 	struct page *page;
 };
 
@@ -96,8 +96,10 @@ struct stellar_pvdma_chunk {
  * @mm: the owner's address space (mmgrab: the struct, not the memory)
  * @start: user address of the MR's first byte
  * @length: bytes
- * @serial: device-unique number of this registration (eMTT tag)
- * @emtt_base: stellar_emtt_base(@serial)
+ * @owner: the MR as the eMTT sees it (serial, key, PD, access, iova)
+ * @emtt_ok: the eMTT may translate this MR (stellar_emtt_mr_eligible())
+ * @emtt_filled: an eMTT entry was written for it: deregistration must
+ *		 wait for an RCU grace period before unpinning
  * @lock_limit: pages the owner may pin (RLIMIT_MEMLOCK at registration)
  * @writable: pages are pinned for writing
  * @chunks: chunk number (relative to @start's chunk) to pinned chunk
@@ -108,8 +110,9 @@ struct stellar_pvdma_mr {
 	struct mm_struct *mm;
 	unsigned long start;
 	u64 length;
-	u64 serial;
-	u64 emtt_base;
+	struct stellar_emtt_mr owner;
+	bool emtt_ok;
+	bool emtt_filled;
 	unsigned long lock_limit;
 	bool writable;
 	struct xarray chunks;
@@ -131,12 +134,14 @@ static inline void stellar_emtt_count(struct stellar_dev *sdev,
 
 /* stellar_emtt.c */
 void stellar_emtt_free(struct stellar_dev *sdev);
+u32 stellar_emtt_copy(struct stellar_dev *sdev,
+		      const struct stellar_emtt_req *req, u64 iova, u8 *buf,
+		      u32 len, bool to_mr, u64 *serial);
 bool stellar_emtt_lookup(struct stellar_dev *sdev,
-			 const struct stellar_pvdma_mr *pm, u64 page_index,
+			 const struct stellar_pvdma_mr *pm, u64 iova_page,
 			 struct page **page, u32 *mem_type);
-void stellar_emtt_fill(struct stellar_dev *sdev,
-		       const struct stellar_pvdma_mr *pm, u64 page_index,
-		       struct page *page, u32 mem_type);
+void stellar_emtt_fill(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
+		       u64 iova_page, struct page *page, u32 mem_type);
 void stellar_emtt_invalidate(struct stellar_dev *sdev,
 			     struct stellar_pvdma_mr *pm);
 u64 stellar_emtt_read(struct stellar_dev *sdev, enum stellar_emtt_stat stat);
@@ -145,6 +150,8 @@ u64 stellar_emtt_read(struct stellar_dev *sdev, enum stellar_emtt_stat stat);
 u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat);
 struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 					   u64 start, u64 length, int access);
+void stellar_pvdma_set_owner(struct stellar_pvdma_mr *pm, u32 key,
+			     const void *pd, int access, u64 iova);
 void stellar_pvdma_dereg(struct stellar_dev *sdev,
 			 struct stellar_pvdma_mr *pm);
 int stellar_pvdma_pin_all(struct stellar_dev *sdev,

@@ -22,18 +22,28 @@ static u32 stellar_key_index(u32 key)
 	return key >> 8;
 }
 
+/*
+ * Give @mr a key and make it visible.  The index is reserved first so
+ * that everything a copy may use is set before the MR can be found.
+ */
 static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 {
 	u32 index;
 	int ret;
 
-	ret = xa_alloc_irq(&sdev->mrs, &index, mr,
+	ret = xa_alloc_irq(&sdev->mrs, &index, NULL,
 			   XA_LIMIT(1, STELLAR_MR_INDEX_MAX), GFP_KERNEL);
 	if (ret)
 		return ret == -EBUSY ? -ENOMEM : ret;
 	mr->ibmr.lkey = index << 8;
 	mr->ibmr.rkey = index << 8;
-	return 0;
+	if (mr->pvdma)
+		stellar_pvdma_set_owner(mr->pvdma, mr->ibmr.lkey, mr->ibmr.pd,
+					mr->access, mr->iova);
+	ret = xa_err(xa_store_irq(&sdev->mrs, index, mr, GFP_KERNEL));
+	if (ret)
+		xa_erase_irq(&sdev->mrs, index);
+	return ret;
 }
 
 static struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
@@ -161,17 +171,24 @@ int stellar_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, stellar_set_page);
 }
 
+/*
+ * The key stops resolving at once, but its index stays reserved until the
+ * MR's eMTT entries are gone and no reader can still see one: a new MR
+ * that gets the same key must never be answered by an old entry.
+ */
 int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	struct stellar_dev *sdev = to_sdev(ibmr->device);
 	struct stellar_mr *mr = to_smr(ibmr);
+	u32 index = stellar_key_index(ibmr->lkey);
 
-	xa_erase_irq(&to_sdev(ibmr->device)->mrs,
-		     stellar_key_index(ibmr->lkey));
+	xa_store_irq(&sdev->mrs, index, NULL, GFP_KERNEL);
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
 	wait_for_completion(&mr->released);
 	if (mr->pvdma)
-		stellar_pvdma_dereg(to_sdev(ibmr->device), mr->pvdma);
+		stellar_pvdma_dereg(sdev, mr->pvdma);
+	xa_erase_irq(&sdev->mrs, index);
 	kfree(mr->pages);
 	kfree(mr);
 	return 0;
@@ -278,20 +295,43 @@ static int stellar_mr_do_copy(struct stellar_mr *mr, u64 iova, void *buf,
 	return stellar_frmr_copy(mr, iova, buf, len, dir);
 }
 
+/* Is @mr still the registration the eMTT copied @serial's pages of? */
+static bool stellar_mr_is_registration(const struct stellar_mr *mr, u64 serial)
+{
+	return mr->pvdma && mr->pvdma->owner.serial == serial;
+}
+
+/*
+ * The eMTT answers what it can without looking the MR up (every check is
+ * in its entries); a miss, or any doubt, takes the MR table and a
+ * reference for the rest.
+ */
 int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 		    void *buf, u32 len, enum stellar_copy_dir dir, int access)
 {
+	struct stellar_emtt_req req = {
+		.pd = &pd->ibpd, .key = key, .access = access,
+	};
 	struct stellar_mr *mr;
+	u64 serial;
+	u32 done;
 	int ret;
 
 	if (!len)
+		return 0;
+	done = stellar_emtt_copy(to_sdev(pd->ibpd.device), &req, iova, buf,
+				 len, dir == STELLAR_COPY_TO_MR, &serial);
+	if (done == len)
 		return 0;
 	mr = stellar_mr_get(pd, key);
 	if (!mr)
 		return -EACCES;
 	ret = stellar_mr_check(mr, pd, key, remote, iova, len, access);
+	if (!ret && done && !stellar_mr_is_registration(mr, serial))
+		ret = -EACCES;
 	if (!ret)
-		ret = stellar_mr_do_copy(mr, iova, buf, len, dir, true);
+		ret = stellar_mr_do_copy(mr, iova + done, (u8 *)buf + done,
+					 len - done, dir, true);
 	stellar_mr_put(mr);
 	return ret;
 }

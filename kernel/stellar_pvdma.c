@@ -7,9 +7,10 @@
  * that chunk (pin_user_pages_remote(), FOLL_LONGTERM) from the transport's
  * process context, charging the owner's pinned memory against its
  * RLIMIT_MEMLOCK; a chunk that is one large folio keeps a single pin.
- * Chunks stay pinned until the MR is deregistered.  Copies hold a
- * reference on the MR, so deregistration unpins only once no copy can
- * still use the pages.
+ * Chunks stay pinned until the MR is deregistered.  Copies on the slow
+ * path hold a reference on the MR; copies through the eMTT run under RCU,
+ * so deregistration unpins only once no copy of either kind can still use
+ * the pages.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -99,13 +100,34 @@ struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 	pm->mm = current->mm;
 	pm->start = start;
 	pm->length = length;
-	pm->serial = atomic64_inc_return(&sdev->mem->next_serial);
-	pm->emtt_base = stellar_emtt_base(pm->serial);
+	pm->owner.serial = atomic64_inc_return(&sdev->mem->next_serial);
 	pm->lock_limit = stellar_pvdma_lock_limit();
 	pm->writable = writable;
 	xa_init(&pm->chunks);
 	mutex_init(&pm->pin_lock);
 	return pm;
+}
+
+/**
+ * stellar_pvdma_set_owner() - tell the eMTT which MR this registration is
+ * @pm: the registration
+ * @key: the MR's key (lkey and rkey)
+ * @pd: the MR's ib_pd
+ * @access: the MR's IB_ACCESS_* flags
+ * @iova: the MR's first iova
+ *
+ * Context: before the MR can be looked up, so before any copy.
+ */
+void stellar_pvdma_set_owner(struct stellar_pvdma_mr *pm, u32 key,
+			     const void *pd, int access, u64 iova)
+{
+	pm->owner.iova = iova;
+	pm->owner.length = pm->length;
+	pm->owner.pd = pd;
+	pm->owner.key = key;
+	pm->owner.access = access;
+	pm->emtt_ok = stellar_emtt_mr_eligible(&pm->owner, pm->start,
+					       PAGE_SHIFT);
 }
 
 /* ---- pinning ----------------------------------------------------------- */
@@ -410,7 +432,15 @@ int stellar_pvdma_pin_all(struct stellar_dev *sdev,
 /**
  * stellar_pvdma_dereg() - unpin everything and free the registration
  * @sdev: the device
- * @pm: the registration; no copy may use it any more
+ * @pm: the registration; its key can no longer be looked up and no copy
+ *	holds it
+ *
+ * A copy through the eMTT holds nothing: once the MR's entries are
+ * cleared, an RCU grace period makes sure that no such copy still uses a
+ * page.  It is waited for here, so that nothing moves to or from the
+ * memory after ibv_dereg_mr() returns, and expedited: a normal grace
+ * period made deregistration about 40 times slower.  Registrations that
+ * never had an entry (eMTT off, never touched, not eligible) skip it.
  */
 void stellar_pvdma_dereg(struct stellar_dev *sdev,
 			 struct stellar_pvdma_mr *pm)
@@ -419,6 +449,8 @@ void stellar_pvdma_dereg(struct stellar_dev *sdev,
 	unsigned long index;
 
 	stellar_emtt_invalidate(sdev, pm);
+	if (pm->emtt_filled)
+		synchronize_rcu_expedited();
 	xa_for_each(&pm->chunks, index, chunk) {
 		stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, -1);
 		stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
@@ -451,14 +483,16 @@ static int stellar_pvdma_translate(struct stellar_dev *sdev,
 				   unsigned long addr, bool may_pin,
 				   struct page **page)
 {
-	u64 page_index = (addr >> PAGE_SHIFT) - (pm->start >> PAGE_SHIFT);
+	u64 iova_page = stellar_emtt_iova_page(&pm->owner, pm->start, addr,
+					       PAGE_SHIFT);
 	unsigned long chunk_no = stellar_pvdma_chunk_no(pm, addr);
 	struct stellar_pvdma_chunk *chunk;
 	u32 mem_type;
 	int ret;
 
 	stellar_mem_count(sdev, STELLAR_PVDMA_LOOKUPS, 1);
-	if (stellar_emtt_lookup(sdev, pm, page_index, page, &mem_type))
+	if (pm->emtt_ok &&
+	    stellar_emtt_lookup(sdev, pm, iova_page, page, &mem_type))
 		return mem_type == STELLAR_MEM_HOST ? 0 : -EOPNOTSUPP;
 	chunk = xa_load(&pm->chunks, chunk_no);
 	if (!chunk) {
@@ -470,7 +504,8 @@ static int stellar_pvdma_translate(struct stellar_dev *sdev,
 			return ret;
 	}
 	*page = stellar_chunk_page(chunk, addr);
-	stellar_emtt_fill(sdev, pm, page_index, *page, STELLAR_MEM_HOST);
+	if (pm->emtt_ok)
+		stellar_emtt_fill(sdev, pm, iova_page, *page, STELLAR_MEM_HOST);
 	return 0;
 }
 

@@ -8,8 +8,10 @@
 # never-touched chunks, prefetch, fork, memory unmapped before its first
 # access, re-registration, a tiny RLIMIT_MEMLOCK, a process killed with
 # pinned chunks (every pin released), several QPs racing to pin the same
-# chunks, eager mode, and data through the eMTT on, off, smaller than the
-# working set and resized under traffic.
+# chunks, eager mode, MRs whose iova is not their address, and data
+# through the eMTT on, off, smaller than the working set and resized under
+# traffic; an MR deregistered and re-registered under the same key while
+# traffic hammers it (eMTT on, off and tiny) never shows the old pages.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -20,7 +22,7 @@ TOOL=$STELLAR_REPO/tools/stellar-tool
 PROG=/tmp/pvdma_test
 
 [ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
-gcc -O2 -Wall -o "$PROG" "$HELPERS/pvdma_test.c" -libverbs ||
+gcc -O2 -Wall -pthread -o "$PROG" "$HELPERS/pvdma_test.c" -libverbs ||
 	fail "cannot build helpers/pvdma_test.c"
 
 # pvdma VALUE-NAME: a line of stellar0's section of /proc/stellar/FILE.
@@ -39,7 +41,7 @@ run_case() {
 
 	out=$("$PROG" -d stellar0 -g "$GID" "$1" 2>&1) || rc=$?
 	if [ "$rc" = 0 ] && [[ "$out" == *"ok $1"* ]]; then
-		log "case $1 passed"
+		log "case $1 passed: ${out//$'\n'/ | }"
 	else
 		log "case $1 FAILED ($rc): $out"
 		FAILED+=("$1")
@@ -70,7 +72,8 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 	"default eMTT size"
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
-for c in boundaries tiny atomic prefetch fork unmapped rereg odp concurrent; do
+for c in boundaries tiny atomic prefetch fork unmapped rereg odp concurrent \
+	iova edge rereg_race; do
 	run_case "$c"
 done
 
@@ -92,20 +95,30 @@ wait_for 10 test "$(mem_stat pvdma_stats 'Pinned bytes')" = 0 ||
 assert_eq "$(mem_stat pvdma_stats 'Active mappings')" 0 "mappings after exit"
 
 # The eMTT: data is the same with it on, off, and far smaller than the
-# working set (1000 entries, 16384 pages): then it must evict.
+# working set (1000 entries, 16384 pages): then it must evict.  Each run
+# checks every byte against the process's own view of the memory.
 run_case random
 hits=$(mem_stat emtt_stats Hits)
 [ "$hits" -gt 0 ] || fail "eMTT on, no hits"
 "$TOOL" set --device stellar0 --emtt-cache-size 0
 assert_eq "$(mem_stat emtt_stats Entries)" 0 "eMTT off"
+fills=$(mem_stat emtt_stats Fills)
 run_case random
+run_case iova
+run_case edge
+run_case rereg_race
 assert_eq "$(mem_stat emtt_stats Hits)" "$hits" "hits with the eMTT off"
+assert_eq "$(mem_stat emtt_stats Fills)" "$fills" "fills with the eMTT off"
 "$TOOL" set --device stellar0 --emtt-cache-size 1
 assert_eq "$(mem_stat emtt_stats Entries)" 1000 "eMTT of 1000 entries"
 ev0=$(mem_stat emtt_stats Evictions)
+hits=$(mem_stat emtt_stats Hits)
 run_case random
 [ "$(mem_stat emtt_stats Evictions)" -gt "$ev0" ] ||
 	fail "a working set larger than the eMTT evicted nothing"
+[ "$(mem_stat emtt_stats Hits)" -gt "$hits" ] ||
+	fail "no hits with a working set larger than the eMTT"
+run_case rereg_race
 
 # Replacing the table under traffic (RCU): the data stays right.
 rc=0

@@ -15,7 +15,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -738,6 +740,348 @@ static void case_concurrent(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/* Both QPs back to RTS after an error completion moved them to ERR. */
+static void reset_pair(struct ctx *c, struct ibv_qp *qa, struct ibv_qp *qb)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	union ibv_gid gid;
+
+	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &gid), "ibv_query_gid");
+	CHECK(!ibv_modify_qp(qa, &reset, IBV_QP_STATE), "reset");
+	CHECK(!ibv_modify_qp(qb, &reset, IBV_QP_STATE), "reset");
+	CHECK(!ibv_modify_qp(qa, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "INIT");
+	CHECK(!ibv_modify_qp(qb, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "INIT");
+	connect_qp(qa, qb, &gid);
+	connect_qp(qb, qa, &gid);
+}
+
+static void reset_qps(struct ctx *c)
+{
+	reset_pair(c, c->qp_a, c->qp_b);
+}
+
+/* WRITE then READ @len bytes at iova @raddr, which is @dst in memory. */
+static void write_read_iova(struct ctx *c, struct ibv_mr *mr, uint8_t *dst,
+			    uint64_t raddr, uint32_t len, uint32_t seed)
+{
+	enum ibv_wc_status st;
+
+	fill(c->src, len, seed);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, len, raddr, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS, "WRITE %u at iova %#" PRIx64 ": %s", len,
+	      raddr, ibv_wc_status_str(st));
+	CHECK(!memcmp(dst, c->src, len), "WRITE %u at iova %#" PRIx64
+	      ": data differs", len, raddr);
+	memset(c->src, 0, len);
+	fill(dst, len, seed + 7);
+	st = rdma_op(c, IBV_WR_RDMA_READ, len, raddr, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS, "READ %u at iova %#" PRIx64 ": %s", len,
+	      raddr, ibv_wc_status_str(st));
+	CHECK(!memcmp(dst, c->src, len), "READ %u at iova %#" PRIx64
+	      ": data differs", len, raddr);
+}
+
+static struct ibv_mr *reg_iova(struct ctx *c, void *addr, size_t len,
+			       uint64_t iova)
+{
+	struct ibv_mr *mr = ibv_reg_mr_iova(c->pd, addr, len, iova,
+					    IBV_ACCESS_LOCAL_WRITE |
+					    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ);
+
+	CHECK(mr, "ibv_reg_mr_iova(%p, %zu, %#" PRIx64 "): %s", addr, len,
+	      iova, strerror(errno));
+	return mr;
+}
+
+/*
+ * MRs whose iova is not their address.  The eMTT translates them (hits on
+ * a second pass when it is on), the data is right across page and chunk
+ * boundaries, and the end of the MR is its iova end.  An iova with
+ * another offset inside a page than the address is refused by uverbs, so
+ * every user MR is one the eMTT can cache.
+ */
+static void case_iova(struct ctx *c)
+{
+	uint8_t *buf = map_chunks(2);
+	uint64_t iova = 0x40000000ULL + 0x300;
+	bool emtt_on = mem_stat("emtt_stats", "Entries") > 0;
+	struct ibv_mr *mr;
+	uint64_t hits0;
+
+	mr = reg_iova(c, buf + 0x300, CHUNK, iova);
+	write_read_iova(c, mr, buf + 0x300 + 4000, iova + 4000, 70000, 91);
+	hits0 = mem_stat("emtt_stats", "Hits");
+	write_read_iova(c, mr, buf + 0x300 + 4000, iova + 4000, 70000, 92);
+	CHECK(!emtt_on || mem_stat("emtt_stats", "Hits") - hits0 >= 2 * 18,
+	      "second pass over an iova MR: %" PRIu64 " eMTT hits",
+	      mem_stat("emtt_stats", "Hits") - hits0);
+	write_read_iova(c, mr, buf + 0x300 + CHUNK - 1, iova + CHUNK - 1, 1,
+			93);
+	/* The same bytes by their address instead of their iova: refused. */
+	CHECK(rdma_op(c, IBV_WR_RDMA_WRITE, 1, (uintptr_t)buf + 0x300 + 4000,
+		      mr->rkey) == IBV_WC_REM_ACCESS_ERR,
+	      "WRITE by address into an MR with another iova");
+	reset_qps(c);
+	CHECK(rdma_op(c, IBV_WR_RDMA_WRITE, 2, iova + CHUNK - 1, mr->rkey) ==
+	      IBV_WC_REM_ACCESS_ERR, "WRITE past the end of an iova MR");
+	reset_qps(c);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	errno = 0;
+	CHECK(!ibv_reg_mr_iova(c->pd, buf, CHUNK, 0x80001234ULL,
+			       IBV_ACCESS_LOCAL_WRITE) && errno == EINVAL,
+	      "an iova with another page offset than the address: %s",
+	      strerror(errno));
+	/* The QPs work again after the errors. */
+	mr = reg(c, buf, CHUNK);
+	write_read(c, mr, buf + 5, 5000, 94);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/*
+ * A single-packet WRITE that starts inside an MR and runs past its end,
+ * with every page it touches cached by the eMTT: refused, and not one
+ * byte of it written, not even the part inside the MR.
+ */
+static void case_edge(struct ctx *c)
+{
+	uint8_t *buf = map_anon(4 * PAGE);
+	uint32_t len = 2 * PAGE + 100;
+	struct ibv_mr *mr = reg(c, buf, len);
+	enum ibv_wc_status st;
+	uint8_t before[PAGE + 100];
+
+	/* Touch both pages the WRITE will cover: their entries exist. */
+	write_read(c, mr, buf + PAGE, PAGE + 100, 101);
+	write_read(c, mr, buf + PAGE, PAGE + 100, 102);
+	memcpy(before, buf + PAGE, sizeof(before));
+	fill(c->src, 500, 103);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 500, (uintptr_t)buf + 2 * PAGE - 200,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE across the MR's end: %s",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(before, buf + PAGE, sizeof(before)),
+	      "a refused WRITE changed the MR");
+	reset_qps(c);
+	/* The same bytes but the last one past the end: refused too. */
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 301, (uintptr_t)buf + 2 * PAGE - 200,
+		     mr->rkey);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "WRITE one byte past the end: %s",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(before, buf + PAGE, sizeof(before)),
+	      "a refused WRITE changed the MR");
+	reset_qps(c);
+	/* Exactly up to the end: fine. */
+	write_read(c, mr, buf + 2 * PAGE - 200, 300, 104);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
+/* ---- deregistration and re-registration under traffic --------------- */
+
+#define RACE_LEN	(64 * PAGE)	/* READs in the first half, WRITEs in the second */
+#define RACE_ROUNDS	40
+
+struct race {
+	struct ctx *c;
+	uint8_t *buf;
+	atomic_uint gen;	/* odd: the MR is being replaced */
+	atomic_uint rkey;
+	atomic_bool stop;
+	/* traffic results */
+	unsigned long reads_checked, writes_checked, errors, ops;
+	char failure[256];
+};
+
+static uint8_t race_pattern(unsigned int gen)
+{
+	return (uint8_t)(0x10 + (gen / 2) % 200);
+}
+
+/*
+ * One operation of the traffic thread: READ from the first half or WRITE
+ * into the second half of the buffer, through the rkey current when it
+ * starts.  Returns false (with race->failure set) on a wrong result.
+ */
+static bool race_op(struct race *r, struct ibv_qp *qp, struct ibv_cq *cq,
+		    uint8_t *local, uint32_t lkey, unsigned int n)
+{
+	bool is_read = n % 2 == 0;
+	uint32_t len = PAGE * (1 + n % 3) + (n % 5) * 100;
+	uint64_t off = (n * 7919 % 29) * PAGE + (n % 7) * 13;
+	uint8_t *dst = r->buf + off + (is_read ? 0 : RACE_LEN / 2);
+	unsigned int g0 = atomic_load(&r->gen), g1;
+	struct ibv_sge sge = { .addr = (uintptr_t)local, .length = len,
+			       .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.opcode = is_read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+		.sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)dst,
+			     .rkey = atomic_load(&r->rkey) },
+	}, *bad;
+	struct ibv_wc wc;
+	bool stable;
+	uint32_t i;
+	int got;
+
+	if (is_read)
+		memset(local, 0, len);
+	else
+		memset(local, 0xe0 + n % 16, len);
+	if (ibv_post_send(qp, &wr, &bad)) {
+		snprintf(r->failure, sizeof(r->failure), "post: %s",
+			 strerror(errno));
+		return false;
+	}
+	while (!(got = ibv_poll_cq(cq, 1, &wc)))
+		;
+	g1 = atomic_load(&r->gen);
+	stable = g0 == g1 && g0 % 2 == 0;
+	r->ops++;
+	if (got < 0 || wc.status != IBV_WC_SUCCESS) {
+		r->errors++;
+		if (stable) {
+			snprintf(r->failure, sizeof(r->failure),
+				 "%s of %u bytes failed (%s) while the MR stayed registered",
+				 is_read ? "READ" : "WRITE", len,
+				 got < 0 ? "poll" : ibv_wc_status_str(wc.status));
+			return false;
+		}
+		return true;
+	}
+	if (!stable)
+		return true;
+	for (i = 0; i < len; i++) {
+		uint8_t want = is_read ? race_pattern(g0) : 0xe0 + n % 16;
+		uint8_t seen = is_read ? local[i] : dst[i];
+
+		/* The buffer may be remapped under a WRITE's check. */
+		if (seen != want && !is_read && atomic_load(&r->gen) != g0)
+			return true;
+		if (seen != want) {
+			snprintf(r->failure, sizeof(r->failure),
+				 "%s of %u bytes at +%#" PRIx64 " (generation %u): byte %u is %#x, want %#x%s",
+				 is_read ? "READ" : "WRITE", len, off, g0, i,
+				 seen, want,
+				 is_read && seen == race_pattern(g0 - 2) ?
+				 " (the previous registration's pages)" : "");
+			return false;
+		}
+	}
+	if (is_read)
+		r->reads_checked++;
+	else
+		r->writes_checked++;
+	return true;
+}
+
+static void *race_traffic(void *arg)
+{
+	struct race *r = arg;
+	struct ctx *c = r->c;
+	struct ibv_cq *cq = ibv_create_cq(c->ctx, 16, NULL, NULL, 0);
+	struct ctx mine = { .ctx = c->ctx, .pd = c->pd, .cq = cq };
+	uint8_t *local = map_anon(4 * PAGE);
+	struct ibv_mr *local_mr = reg(c, local, 4 * PAGE);
+	union ibv_gid gid;
+	unsigned int n = 0;
+
+	CHECK(cq, "ibv_create_cq");
+	CHECK(!ibv_query_gid(c->ctx, 1, gid_index, &gid), "ibv_query_gid");
+	mine.qp_a = make_qp(&mine);
+	mine.qp_b = make_qp(&mine);
+	connect_qp(mine.qp_a, mine.qp_b, &gid);
+	connect_qp(mine.qp_b, mine.qp_a, &gid);
+	while (!atomic_load(&r->stop)) {
+		unsigned long errors = r->errors;
+
+		if (!race_op(r, mine.qp_a, cq, local, local_mr->lkey, n++))
+			break;
+		if (r->errors != errors)
+			reset_pair(&mine, mine.qp_a, mine.qp_b);
+	}
+	ibv_destroy_qp(mine.qp_a);
+	ibv_destroy_qp(mine.qp_b);
+	ibv_dereg_mr(local_mr);
+	ibv_destroy_cq(cq);
+	return NULL;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/*
+ * A peer hammers READs and WRITEs at an MR while it is deregistered and
+ * a new MR is registered at the same address, with new pages, which gets
+ * the same key (same index, same variant byte).  An operation that ran
+ * while the MR stayed registered must succeed and see exactly that
+ * registration's pages: never the old pages through a stale eMTT entry,
+ * never a WRITE lost into them.  Operations that overlap the switch may
+ * fail with an access error.
+ */
+static void case_rereg_race(struct ctx *c)
+{
+	struct race r = { .c = c };
+	uint64_t hits0 = mem_stat("emtt_stats", "Hits");
+	double dereg_us = 0, t0;
+	struct ibv_mr *mr;
+	pthread_t thread;
+	unsigned int round;
+	uint32_t key0;
+
+	r.buf = map_anon(RACE_LEN);
+	memset(r.buf, race_pattern(0), RACE_LEN / 2);
+	mr = reg(c, r.buf, RACE_LEN);
+	key0 = mr->rkey;
+	atomic_store(&r.rkey, mr->rkey);
+	CHECK(!pthread_create(&thread, NULL, race_traffic, &r),
+	      "pthread_create");
+	for (round = 1; round <= RACE_ROUNDS && !r.failure[0]; round++) {
+		usleep(20000 + (round % 4) * 15000);
+		atomic_store(&r.gen, 2 * round - 1);
+		t0 = now_us();
+		CHECK(!ibv_dereg_mr(mr), "dereg");
+		dereg_us += now_us() - t0;
+		CHECK(mmap(r.buf, RACE_LEN, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		      r.buf, "mmap MAP_FIXED");
+		memset(r.buf, race_pattern(2 * round), RACE_LEN / 2);
+		mr = reg(c, r.buf, RACE_LEN);
+		CHECK(mr->rkey == key0, "the new MR got key %#x, not %#x: the "
+		      "test needs the key index reused", mr->rkey, key0);
+		atomic_store(&r.rkey, mr->rkey);
+		atomic_store(&r.gen, 2 * round);
+	}
+	usleep(50000);
+	atomic_store(&r.stop, true);
+	pthread_join(thread, NULL);
+	printf("%u rounds, %lu ops: %lu READs and %lu WRITEs checked, %lu "
+	       "access errors; eMTT hits %" PRIu64 "; ibv_dereg_mr %.0f us "
+	       "on average\n", round - 1, r.ops, r.reads_checked,
+	       r.writes_checked, r.errors,
+	       mem_stat("emtt_stats", "Hits") - hits0,
+	       dereg_us / (round - 1));
+	CHECK(!r.failure[0], "%s", r.failure);
+	CHECK(r.reads_checked >= RACE_ROUNDS && r.writes_checked >= RACE_ROUNDS,
+	      "too little traffic between the switches to prove anything");
+	CHECK(mem_stat("emtt_stats", "Entries") == 0 ||
+	      mem_stat("emtt_stats", "Hits") > hits0,
+	      "the traffic never hit the eMTT");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 static const struct {
 	const char *name;
 	void (*run)(struct ctx *c);
@@ -748,7 +1092,8 @@ static const struct {
 	{ "rereg", case_rereg }, { "hugetlb", case_hugetlb },
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
-	{ "concurrent", case_concurrent },
+	{ "concurrent", case_concurrent }, { "iova", case_iova },
+	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
 
 int main(int argc, char **argv)
