@@ -29,7 +29,7 @@
 # shellcheck source=tests/vm/multipath.sh
 . "$STELLAR_REPO/tests/vm/multipath.sh"
 
-RATE=50mbit
+RATE=20mbit
 PATHS=16
 TOPOLOGY=bond
 BW_SECONDS=10

@@ -217,7 +217,6 @@ run_topology() {
 	barrier "$topo.down"
 }
 
-
 stellar_load spray_paths=4
 for topo in "${TOPOLOGIES[@]}"; do
 	run_topology "$topo"
