@@ -104,6 +104,19 @@ static u16 stellar_resp_sport(const struct stellar_qp_xport *xp)
 					       xp->cfg.sport;
 }
 
+/* The BTH and AETH of a response to PSN @psn. */
+static void stellar_resp_hdr(struct stellar_qp_xport *xp, struct stellar_pkt *hdr,
+			     u8 opcode, u32 psn, u8 syndrome)
+{
+	hdr->opcode = opcode;
+	hdr->xcap = xp->peer_x;
+	hdr->pkey = STELLAR_DEFAULT_PKEY;
+	hdr->dest_qpn = xp->cfg.dest_qpn;
+	hdr->psn = psn;
+	hdr->aeth.syndrome = syndrome;
+	hdr->aeth.msn = xp->msn & STELLAR_MSN_MASK;
+}
+
 /*
  * An ACK for a packet the requester sent again (it filled a gap, or it was
  * a duplicate) may be what a stalled requester waits for: a copy goes on
@@ -130,13 +143,7 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 {
 	struct stellar_tx_pkt tp = {};
 
-	tp.hdr.opcode = STELLAR_OP_RC_ACKNOWLEDGE;
-	tp.hdr.xcap = xp->peer_x;
-	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
-	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
-	tp.hdr.psn = psn;
-	tp.hdr.aeth.syndrome = syndrome;
-	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ACKNOWLEDGE, psn, syndrome);
 	if (syndrome == STELLAR_SYN_ACK) {
 		stellar_resp_fill_sack(xp, &tp.hdr);
 		tp.hdr.becn = xp->peer_x && xp->newest_ce;
@@ -451,13 +458,8 @@ static u8 stellar_resp_read_reply(struct stellar_qp_xport *xp, u32 psn,
 		u32 plen = min(len - i * xp->cfg.mtu, xp->cfg.mtu);
 		struct stellar_tx_pkt tp = {};
 
-		tp.hdr.opcode = stellar_read_resp_opcode(i, npkts);
-		tp.hdr.xcap = xp->peer_x;
-		tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
-		tp.hdr.dest_qpn = xp->cfg.dest_qpn;
-		tp.hdr.psn = stellar_psn_add(psn, i);
-		tp.hdr.aeth.syndrome = STELLAR_SYN_ACK;
-		tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+		stellar_resp_hdr(xp, &tp.hdr, stellar_read_resp_opcode(i, npkts),
+				 stellar_psn_add(psn, i), STELLAR_SYN_ACK);
 		if (stellar_tx_alloc(xp, &tp, plen))
 			return STELLAR_SYN_OK;	/* the requester retries */
 		if (stellar_mr_copy(pd, rkey, true, va + (u64)i * xp->cfg.mtu,
@@ -516,13 +518,8 @@ static void stellar_resp_atomic_ack(struct stellar_qp_xport *xp, u32 psn,
 {
 	struct stellar_tx_pkt tp = {};
 
-	tp.hdr.opcode = STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE;
-	tp.hdr.xcap = xp->peer_x;
-	tp.hdr.pkey = STELLAR_DEFAULT_PKEY;
-	tp.hdr.dest_qpn = xp->cfg.dest_qpn;
-	tp.hdr.psn = psn;
-	tp.hdr.aeth.syndrome = STELLAR_SYN_ACK;
-	tp.hdr.aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE, psn,
+			 STELLAR_SYN_ACK);
 	tp.hdr.atomic_ack_orig = orig;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return;
