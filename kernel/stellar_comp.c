@@ -299,6 +299,10 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 		xp->cwnd = STELLAR_CWND_MIN;
 		if (xp->backoff < STELLAR_BACKOFF_MAX)
 			xp->backoff++;
+		if (xp->x_offer && !xp->x_on && xp->spray.nr_paths > 1)
+			xp->offer_sport = stellar_spray_sport(&xp->spray,
+				(xp->cfg.retry_cnt - xp->retry_left) %
+				xp->spray.nr_paths);
 	} else {
 		xp->cwnd = max_t(u32, xp->cwnd / 2, STELLAR_CWND_MIN);
 	}

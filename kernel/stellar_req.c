@@ -80,6 +80,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->timeout_deferred = false;
 	xp->rnr_wait = false;
 	xp->x_offer = stellar_req_may_offer_ext(xp);
+	xp->offer_sport = 0;
 	xp->x_on = false;
 	xp->rmsn_next = 0;
 	xp->rd_valid = false;
@@ -253,6 +254,12 @@ static void stellar_req_fill_hdr(struct stellar_qp_xport *xp,
 	hdr->xcap = xp->x_offer;
 }
 
+/* The port of a request outside extended mode. */
+static u16 stellar_req_plain_sport(const struct stellar_qp_xport *xp)
+{
+	return xp->offer_sport ? xp->offer_sport : xp->cfg.sport;
+}
+
 /*
  * Extended mode: remember when and where a SEND/WRITE packet went, and
  * pick its path (spread over the spray paths when there are several).
@@ -266,7 +273,7 @@ static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
 	u32 path = 0;
 
 	if (!xp->x_on)
-		return xp->cfg.sport;
+		return stellar_req_plain_sport(xp);
 	if (!retx)
 		t->flags = 0;
 	xp->spraying = xp->spray.nr_paths > 1;
@@ -299,7 +306,7 @@ static u16 stellar_req_track_rd(struct stellar_qp_xport *xp, u32 psn)
 	u32 path;
 
 	if (!xp->x_on)
-		return xp->cfg.sport;
+		return stellar_req_plain_sport(xp);
 	xp->spraying = xp->spray.nr_paths > 1;
 	if (!xp->spraying)
 		return xp->cfg.sport;

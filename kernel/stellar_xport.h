@@ -309,6 +309,10 @@ struct stellar_xport_cfg {
  * @timeout_deferred: a timeout found unprocessed packets and waited
  * @rnr_wait: sending is paused until the RNR timer expires
  * @x_offer: requests offer the stellar extensions (BTH XCAP)
+ * @offer_sport: with @x_offer, until the extensions are agreed: the port
+ *	of requests (0: the QP's own); another spray path's after each
+ *	local ACK timeout, so that a QP whose first packets meet a broken
+ *	path is not stuck on it
  * @x_on: the peer accepted: requests carry a placement header
  * @rmsn_next: receive-consuming messages started so far
  * @retrans_timer: the local ACK timer
@@ -386,6 +390,7 @@ struct stellar_qp_xport {
 	bool timeout_deferred;
 	bool rnr_wait;
 	bool x_offer;
+	u16 offer_sport;
 	bool x_on;
 	u32 rmsn_next;
 	struct timer_list retrans_timer;
