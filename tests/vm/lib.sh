@@ -496,14 +496,27 @@ perftest_value() {
 	echo "$value"
 }
 
+# cm_connect_delay_shim: build (once) the LD_PRELOAD shim that holds back
+# a perftest -R client's data connection until the server listens again
+# (tests/integration/helpers/cm_connect_delay.c); print its path.
+cm_connect_delay_shim() {
+	local shim=/tmp/cm_connect_delay.so
+
+	[ -f "$shim" ] || gcc -shared -fPIC -O2 -Wall -Werror -o "$shim" \
+		"$STELLAR_REPO/tests/integration/helpers/cm_connect_delay.c" \
+		-ldl >&2 || fail "cannot build $shim"
+	echo "$shim"
+}
+
 # perftest_pair NAME SERVER_ROLE DEV GID PORT SECONDS ARGS...: run the
 # perftest command ARGS (e.g. ib_write_bw -n 50) with -d DEV -x GID -p
 # PORT as server on SERVER_ROLE and as client on the other VM (DEV and GID
-# are this VM's own).  -R in ARGS switches the readiness check to RDMA CM.
+# are this VM's own).  -R in ARGS switches the readiness check to RDMA CM
+# and runs the client with cm_connect_delay_shim preloaded.
 # The client must print a result line with a positive first figure;
 # PERFTEST_LINE holds it on the client, empty on the server.
 perftest_pair() {
-	local name=$1 server_role=$2 dev=$3 gid=$4 port=$5 seconds=$6 ready
+	local name=$1 server_role=$2 dev=$3 gid=$4 port=$5 seconds=$6 ready shim
 	local -a srv cli
 
 	shift 6
@@ -511,7 +524,13 @@ perftest_pair() {
 	# shellcheck disable=SC2034 # used by name in pair_run
 	cli=("${srv[@]}" "$(peer_ip 1)")
 	ready=tcp:$port
-	case " $* " in *" -R "*) ready=cm:$port ;; esac
+	case " $* " in
+	*" -R "*)
+		ready=cm:$port
+		shim=$(cm_connect_delay_shim) || fail "$name: no CM shim"
+		cli=(env "LD_PRELOAD=$shim" "${cli[@]}")
+		;;
+	esac
 	pair_run "$name" "$server_role" "$ready" "$seconds" srv cli
 	PERFTEST_LINE=''
 	[ "$PAIR_ROLE" = client ] || return 0
