@@ -166,21 +166,25 @@ static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
 }
 
 /*
- * Extended mode: srtt + 4 * rttvar (per path when spraying), at least
- * STELLAR_RTO_MIN_US, at most the local ACK timeout.  Its expiry only
- * probes; retries are still counted in local ACK timeouts.
+ * Extended mode: srtt + 4 * rttvar (when spraying, of the path the oldest
+ * unacknowledged packet took), at least STELLAR_RTO_MIN_US, at most the
+ * local ACK timeout.  Its expiry only probes; retries are still counted
+ * in local ACK timeouts.
  */
 static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 {
+	const struct stellar_txp *una = stellar_txp(xp, xp->una_psn);
 	unsigned long ib = stellar_ib_timeout(xp);
 	u32 max_us = min_t(u64, jiffies_to_usecs(ib), U32_MAX);
-	u32 rto_us;
+	u32 path = xp->spray.nr_paths, rto_us;
 
 	if (!xp->x_on || !xp->srtt_us)
 		return ib;
+	if (una->flags & (STELLAR_TXP_DATA | STELLAR_TXP_RDREQ))
+		path = una->path;
 	if (xp->spraying)
-		rto_us = stellar_spray_rto_us(&xp->spray, STELLAR_RTO_MIN_US,
-					      max_us);
+		rto_us = stellar_spray_path_rto_us(&xp->spray, path,
+						   STELLAR_RTO_MIN_US, max_us);
 	else
 		rto_us = clamp_t(u32, xp->srtt_us + 4 * xp->rttvar_us,
 				 STELLAR_RTO_MIN_US, max_us);

@@ -873,6 +873,20 @@ static void stellar_resp_reply_port(struct stellar_qp_xport *xp, u16 sport)
 	xp->reply_sport = sport;
 }
 
+/*
+ * The last packet of a SEND or WRITE: while the requester waits for its
+ * ACK nothing may follow to acknowledge it again, so when requests are
+ * sprayed that ACK goes on two reply ports.
+ */
+static bool stellar_resp_msg_tail(const struct stellar_qp_xport *xp,
+				  const struct stellar_pkt *pkt)
+{
+	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
+
+	return xp->peer_x && (flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY)) &&
+	       (flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE));
+}
+
 /* RC: returns true if the responder kept @skb. */
 static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			    const struct stellar_pkt *pkt)
@@ -886,7 +900,8 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);
 	switch (stellar_psn_classify(&xp->win, pkt->psn)) {
 	case STELLAR_PSN_NEW_IN_ORDER:
-		xp->ack_twice |= xp->win.nr_ooo > 0;
+		xp->ack_twice |= xp->win.nr_ooo > 0 ||
+				 stellar_resp_msg_tail(xp, pkt);
 		stellar_resp_newest(xp, skb, pkt->psn);
 		stellar_resp_in_order(xp, skb, pkt);
 		return false;

@@ -8,11 +8,11 @@
  * (PSN + per-QP shift), so with equal weights the choice is a plain
  * rotation keyed by PSN.  Weights follow what acknowledgements and losses
  * say of a path: a path clearly slower than the fastest one (by more than
- * a quarter) gets a proportionally smaller share, every level of congestion (ECN marks, losses; at most one
- * level per RTT, decaying after a few clean RTTs) halves it, and
- * STELLAR_SPRAY_FAIL_LOSSES losses in a row take the path out.  A failed
- * path carries a single probe packet after an exponentially growing wait;
- * an acknowledgement brings it back.
+ * a quarter) gets a proportionally smaller share, every level of
+ * congestion (ECN marks, losses; at most one level per RTT, decaying after
+ * a few clean RTTs) halves it, and STELLAR_SPRAY_FAIL_LOSSES losses in a
+ * row take the path out, except the last quarter of the paths.  A failed path carries a single probe packet
+ * after an exponentially growing wait; an acknowledgement brings it back.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -157,6 +157,17 @@ static void spray_fail(struct stellar_spray *s, struct stellar_spray_path *p,
 		p->fail_count++;
 	p->loss_run = 0;
 	spray_reset_credits(s);
+}
+
+/*
+ * Paths never taken out, a quarter of them (at least one): when that many
+ * are left, losses on all of them say the trouble is not the paths (the
+ * peer or this host stalls, or everything is congested), and they stay in
+ * use at a lower weight.
+ */
+static u32 spray_keep_active(const struct stellar_spray *s)
+{
+	return spray_max(s->nr_paths / 4, 1);
 }
 
 /* A probe answered neither by an acknowledgement nor a loss is lost. */
@@ -345,10 +356,15 @@ void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us)
 		spray_fail(s, p, now_us);
 	} else if (spray_is_active(p)) {
 		p->loss_run++;
-		if (p->loss_run >= STELLAR_SPRAY_FAIL_LOSSES)
+		if (p->loss_run >= STELLAR_SPRAY_FAIL_LOSSES &&
+		    stellar_spray_count_state(s, STELLAR_PATH_ACTIVE) >
+		    spray_keep_active(s))
 			spray_fail(s, p, now_us);
 		else
 			spray_congested(p, now_us);
+	} else {
+		/* Lost again while out (a fallback): others go first. */
+		p->failed_at_us = now_us;
 	}
 	spray_reweight(s);
 }
@@ -367,6 +383,18 @@ u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
 	if (!rto)
 		return max_us;
 	return spray_min(spray_max(rto, min_us), max_us);
+}
+
+u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
+			      u32 min_us, u32 max_us)
+{
+	const struct stellar_spray_path *p;
+
+	if (path >= s->nr_paths || !s->path[path].srtt_us)
+		return stellar_spray_rto_us(s, min_us, max_us);
+	p = &s->path[path];
+	return spray_min(spray_max(p->srtt_us + 4 * p->rttvar_us, min_us),
+			 max_us);
 }
 
 u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s)

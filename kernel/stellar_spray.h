@@ -164,8 +164,9 @@ void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
  * @path: the path it took
  * @now_us: current time
  *
- * Repeated losses take the path out (FAILED) for a while; it is probed
- * again later.
+ * Repeated losses take the path out (FAILED) for a while, unless only a
+ * quarter of the paths (at least one) are left in use; it is probed again
+ * later.
  */
 void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us);
 
@@ -180,6 +181,19 @@ void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us);
  */
 u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
 			 u32 max_us);
+
+/**
+ * stellar_spray_path_rto_us() - retransmission timeout of one path
+ * @s: the QP's spray state
+ * @path: the path the oldest unacknowledged packet took
+ * @min_us: lower bound
+ * @max_us: upper bound (the IB local ACK timeout)
+ *
+ * Return: srtt + 4 * rttvar of @path clamped to [@min_us, @max_us], or
+ * stellar_spray_rto_us() if @path has no RTT measured.
+ */
+u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
+			      u32 min_us, u32 max_us);
 
 /**
  * stellar_spray_rtt_spread_us() - how far apart the paths' RTTs are

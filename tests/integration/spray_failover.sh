@@ -9,15 +9,12 @@
 # unused: the one that carried most of VM b's data so far) silently drops
 # every packet in both directions (netem loss 100%, the link stays up):
 #
-#   - bond only: ibv_rc_pingpong -c (64 KB messages, data checked by the
-#     tool) must complete without a QP error (over ECMP a pingpong has
-#     ended in retry exceeded, and rping's READs have stalled for minutes
-#     over the bond: see Documentation/spray.rst, "Known limits");
-#   - ib_write_bw -D must complete; over the bond the receiver's byte
-#     rate over the second half of the dark time must reach 70% of the
-#     lower of its rate before the failure and the 3 live links' shaped
-#     rate, and the next check holds too (over ECMP both are only logged:
-#     Documentation/spray.rst, "Known limits");
+#   - ibv_rc_pingpong -c (64 KB messages, data checked by the tool) and
+#     rping -v -V (16 KB READs, verified pings) must complete without a QP
+#     error;
+#   - ib_write_bw -D must complete; the receiver's byte rate over the
+#     second half of the dark time must reach 70% of the lower of its rate
+#     before the failure and the 3 live links' shaped rate;
 #   - the sender's spray statistics must show paths taken out (failed or
 #     probing) while the link is dark, and the same QP using every path
 #     again a few seconds after the link returns.
@@ -102,10 +99,14 @@ go_dark() {
 	mp_netem "$(link_dev "$(cat "$STELLAR_OUT/dark_link")")" -- loss 100%
 }
 
-# go_dark_after SECONDS: link 2 goes dark after SECONDS (bond only).
+# go_dark_after SECONDS NAME: the link choose_dark picks for the run NAME
+# (over ECMP: the busiest meanwhile) goes dark after SECONDS.
 go_dark_after() {
+	local base
+
+	base=$(mp_link_bytes tx)
 	sleep "$1"
-	choose_dark unused ""
+	choose_dark "$2" "$base"
 	go_dark
 }
 
@@ -128,11 +129,31 @@ failed_paths() {
 dark_run() {
 	local name=$1 after=$2 ready=$5 dark rc=0
 
-	go_dark_after "$after" &
+	go_dark_after "$after" "$name" &
 	dark=$!
 	pair_run "$name" a "$ready" "$RUN_SECONDS" "$3" "$4" || rc=$?
 	wait "$dark"
 	return "$rc"
+}
+
+# rping_dark NAME: 400 verified pings (the server READs 16 KB, then
+# WRITEs), a link going dark 3 s in.
+# shellcheck disable=SC2034 # srv and cli are used by name in pair_run
+rping_dark() {
+	local name=$1 count=400 pings
+	local -a srv cli
+
+	next_port
+	srv=(rping -s -v -V -C "$count" -S 16384 -a "$MP_IP" -p "$PORT")
+	cli=(rping -c -v -V -C "$count" -S 16384 -I "$MP_IP" -a "$MP_PEER_IP"
+		-p "$PORT")
+	dark_run "$name" 3 srv cli "cm:$PORT"
+	light
+	barrier "$name.light"
+	[ "$PAIR_ROLE" = client ] || return 0
+	assert_not_contains "$(cat "$PAIR_LOG")" mismatch "$name output"
+	pings=$(grep -c 'ping data: rdma-ping-' "$PAIR_LOG" || true)
+	assert_eq "$pings" "$count" "verified pings of $name"
 }
 
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
@@ -190,8 +211,6 @@ write_bw_dark() {
 		out=$(cat "$STELLAR_OUT/$name.out_dark")
 		back=$(cat "$STELLAR_OUT/$name.out_back")
 		log "$name: paths out of use: $out while the link was dark, $back after it returned"
-		# Over ECMP only the transfer's survival is checked (see above).
-		[ "$MP_TOPOLOGY" = ecmp ] && return 0
 		[ "$out" -ge 1 ] || fail "$name: no path was taken out of use"
 		assert_eq "$back" 0 "paths out of use after the link returned"
 		return 0
@@ -201,9 +220,7 @@ write_bw_dark() {
 	three=$(python3 -c "print(int(3 * ${RATE%mbit} * 1e6 / 8))")
 	need=$(((before < three ? before : three) * 7 / 10))
 	log "$name: $before bytes/s before the failure, $rate after it (need >= $need: 70% of the lower of that and the 3 live links' $three)"
-	# Over ECMP the recovered rate varies from run to run (40-100%: see
-	# Documentation/spray.rst, "Known limits"); it is logged, not checked.
-	[ "$MP_TOPOLOGY" = ecmp ] || [ "$rate" -ge "$need" ] ||
+	[ "$rate" -ge "$need" ] ||
 		fail "$name: $rate bytes/s after the failure, under 70% of $((before < three ? before : three))"
 }
 
@@ -219,10 +236,8 @@ run_topology() {
 	qps_logger &
 	LOGGER=$!
 	write_bw_dark "${topo}_write_bw"
-	# Over ECMP a pingpong QP has ended in retry exceeded with a dark link,
-	# and rping (READs) has stalled for minutes over the bond
-	# (Documentation/spray.rst, "Known limits"): pingpong over the bond only.
-	[ "$topo" != bond ] || pingpong_dark "${topo}_pingpong"
+	pingpong_dark "${topo}_pingpong"
+	rping_dark "${topo}_rping"
 	kill "$LOGGER"
 	wait "$LOGGER" 2>/dev/null || true
 	"$TOOL" paths --device stellar0 >"$STELLAR_OUT/$topo-paths.txt"

@@ -150,7 +150,10 @@ static void test_single_path(void **state)
 	(void)state;
 	for (psn = 0; psn < 10; psn++)
 		assert_int_equal(stellar_spray_pick(s, psn, T0), 0);
-	fail_path(s, 0, T0);
+	/* The only path is never taken out. */
+	for (psn = 0; psn < 10; psn++)
+		stellar_spray_lost(s, 0, T0);
+	assert_int_equal(s->path[0].state, STELLAR_PATH_ACTIVE);
 	assert_int_equal(stellar_spray_pick(s, 11, T0 + 1), 0);
 	assert_int_equal(stellar_spray_pick_retx(s, 12, 0, T0 + 1), 0);
 	free(s);
@@ -375,24 +378,61 @@ static void test_probe_wait_bounded(void **state)
 	free(s);
 }
 
+static void test_last_paths_stay(void **state)
+{
+	struct stellar_spray *s = new_spray(8, 0);
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		fail_path(s, i, T0 + i);
+	/* A quarter of the paths stay in use, however many losses. */
+	for (i = 0; i < 10; i++) {
+		stellar_spray_lost(s, 6, T0 + 10 + i);
+		stellar_spray_lost(s, 7, T0 + 10 + i);
+	}
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 2);
+	assert_int_equal(s->path[6].state, STELLAR_PATH_ACTIVE);
+	assert_int_equal(s->path[7].state, STELLAR_PATH_ACTIVE);
+	assert_true(s->path[6].cong_level > 0);
+	/* One path: it is never taken out. */
+	free(s);
+	s = new_spray(2, 0);
+	fail_path(s, 0, T0);
+	for (i = 0; i < 10; i++)
+		stellar_spray_lost(s, 1, T0 + i);
+	assert_int_equal(s->path[1].state, STELLAR_PATH_ACTIVE);
+	free(s);
+}
+
 static void test_all_failed_fallback(void **state)
 {
 	struct stellar_spray *s = new_spray(4, 0);
-	u32 psn;
+	u32 i, psn;
 
 	(void)state;
-	fail_path(s, 1, T0);
-	fail_path(s, 3, T0 + 1);
-	fail_path(s, 0, T0 + 2);
-	fail_path(s, 2, T0 + 3);
+	/* Every path out (losses alone never do that): set it up. */
+	for (i = 0; i < 4; i++) {
+		s->path[i].state = STELLAR_PATH_FAILED;
+		s->path[i].retry_at_us = T0 + 1000000;
+	}
+	s->path[1].failed_at_us = T0;
+	s->path[3].failed_at_us = T0 + 1;
+	s->path[0].failed_at_us = T0 + 2;
+	s->path[2].failed_at_us = T0 + 3;
 	for (psn = 0; psn < 8; psn++)
 		assert_int_equal(stellar_spray_pick(s, psn, T0 + 4), 1);
 	/* A retransmission avoids the path its copy was lost on. */
 	assert_int_equal(stellar_spray_pick_retx(s, 0, 1, T0 + 4), 3);
+	/* Lost again: the fallback moves on to the next path in turn. */
+	stellar_spray_lost(s, 1, T0 + 5);
+	assert_int_equal(stellar_spray_pick(s, 0, T0 + 6), 3);
+	stellar_spray_lost(s, 3, T0 + 7);
+	assert_int_equal(stellar_spray_pick(s, 0, T0 + 8), 0);
 	/* The fallback path answers: it is back. */
-	stellar_spray_acked(s, 1, 100, false, T0 + 5);
+	stellar_spray_acked(s, 0, 100, false, T0 + 9);
 	for (psn = 0; psn < 8; psn++)
-		assert_int_equal(stellar_spray_pick(s, psn, T0 + 6), 1);
+		assert_int_equal(stellar_spray_pick(s, psn, T0 + 10), 0);
 	free(s);
 }
 
@@ -454,6 +494,24 @@ static void test_rto_from_rtt(void **state)
 	/* A failed path's RTT no longer counts. */
 	fail_path(s, 1, T0);
 	assert_int_equal(stellar_spray_rto_us(s, 100, 500000), 3000);
+	free(s);
+}
+
+static void test_path_rto(void **state)
+{
+	struct stellar_spray *s = new_spray(4, 0);
+
+	(void)state;
+	/* Nothing measured: the bound; then the slowest path's. */
+	assert_int_equal(stellar_spray_path_rto_us(s, 0, 100, 500000), 500000);
+	stellar_spray_acked(s, 0, 1000, false, T0);	/* 1000 + 4 * 500 */
+	stellar_spray_acked(s, 1, 2000, false, T0);	/* 2000 + 4 * 1000 */
+	assert_int_equal(stellar_spray_path_rto_us(s, 0, 100, 500000), 3000);
+	assert_int_equal(stellar_spray_path_rto_us(s, 1, 100, 500000), 6000);
+	assert_int_equal(stellar_spray_path_rto_us(s, 2, 100, 500000), 6000);
+	assert_int_equal(stellar_spray_path_rto_us(s, 4, 100, 500000), 6000);
+	assert_int_equal(stellar_spray_path_rto_us(s, 0, 4000, 500000), 4000);
+	assert_int_equal(stellar_spray_path_rto_us(s, 1, 100, 5000), 5000);
 	free(s);
 }
 
@@ -542,6 +600,9 @@ static void test_random_events(void **state)
 						     STELLAR_PATH_FAILED);
 			break;
 		}
+		/* A quarter of the paths always stays in use. */
+		assert_true(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE) >=
+			    4);
 	}
 	free(s);
 }
@@ -566,10 +627,12 @@ int main(void)
 		cmocka_unit_test(test_probe_after_retry_at),
 		cmocka_unit_test(test_unanswered_probe_fails),
 		cmocka_unit_test(test_probe_wait_bounded),
+		cmocka_unit_test(test_last_paths_stay),
 		cmocka_unit_test(test_all_failed_fallback),
 		cmocka_unit_test(test_retx_avoids_lost_path),
 		cmocka_unit_test(test_sent_counters),
 		cmocka_unit_test(test_rto_from_rtt),
+		cmocka_unit_test(test_path_rto),
 		cmocka_unit_test(test_rtt_spread),
 		cmocka_unit_test(test_random_events),
 	};

@@ -20,6 +20,9 @@
 #                      hashed on ports (net.ipv4.fib_multipath_hash_policy
 #                      = 1).  MP_DEV=eth0.
 #
+# Both make the peer's neighbour entries permanent: a dark link stands
+# for a path failing inside the fabric, and must not take ARP with it.
+#
 # One VM (header "vms=1"), namespaces hA, rt (router) and hB:
 #
 #   mp_netns N RATE    hA --a0/r0-- rt ==N veths r1..rN / b1..bN== hB.
@@ -142,7 +145,23 @@ mp_bond() {
 	MP_TOPOLOGY=bond
 	ip addr add "$MP_IP/24" dev bond0
 	wait_for 10 _mp_bond_ready
+	_mp_pin_neigh "$MP_PEER_IP" bond0
 	log "bond0: $STELLAR_LINKS links at $rate each, $MP_IP"
+}
+
+# _mp_pin_neigh IP DEV: resolve IP on DEV and make the entry permanent.  A
+# link made dark (mp_netem loss) stands for a path that fails inside the
+# fabric, beyond the first hop: it must not take ARP down with it (the
+# bond sends ARP by its MAC hash, always on one link; over ECMP a link's
+# next hop would go unresolved).
+_mp_pin_neigh() {
+	local ip=$1 dev=$2 mac
+
+	wait_for 10 ping -c 1 -W 1 -I "$dev" "$ip"
+	mac=$(ip neigh show "$ip" dev "$dev" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$mac" ] || fail "no neighbour entry for $ip on $dev"
+	ip neigh replace "$ip" lladdr "$mac" dev "$dev" nud permanent
 }
 
 # The bond and every slave report "MII Status: up".
@@ -171,6 +190,9 @@ mp_ecmp() {
 	MP_TOPOLOGY=ecmp
 	ip addr add "$MP_IP/32" dev "$MP_DEV"
 	ip route add "$MP_PEER_IP/32" "${hops[@]}"
+	for k in $(seq 1 "$STELLAR_LINKS"); do
+		_mp_pin_neigh "10.$k.0.$peer" "$(link_dev "$k")"
+	done
 	log "ECMP to $MP_PEER_IP over $STELLAR_LINKS links at $rate each"
 }
 
@@ -276,6 +298,7 @@ mp_ecmp_down() {
 	ip addr del "$MP_IP/32" dev "$MP_DEV"
 	for k in $(seq 1 "$STELLAR_LINKS"); do
 		tc qdisc del dev "$(link_dev "$k")" root 2>/dev/null || true
+		ip neigh del "10.$k.0.$(_mp_peer_index)" dev "$(link_dev "$k")"
 	done
 }
 
