@@ -167,15 +167,15 @@ static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
 
 /*
  * Extended mode: srtt + 4 * rttvar (when spraying, of the path the oldest
- * unacknowledged packet took), at least STELLAR_RTO_MIN_US, at most the
- * local ACK timeout.  Its expiry only probes; retries are still counted
- * in local ACK timeouts.
+ * unacknowledged packet took), at least STELLAR_RTO_MIN_US, at most half
+ * the local ACK timeout.  Its expiry only probes (at least once before a
+ * local ACK timeout); retries are still counted in local ACK timeouts.
  */
 static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 {
 	const struct stellar_txp *una = stellar_txp(xp, xp->una_psn);
 	unsigned long ib = stellar_ib_timeout(xp);
-	u32 max_us = min_t(u64, jiffies_to_usecs(ib), U32_MAX);
+	u32 max_us = min_t(u64, jiffies_to_usecs(ib) / 2, U32_MAX);
 	u32 path = xp->spray.nr_paths, rto_us;
 
 	if (!xp->x_on || !xp->srtt_us)

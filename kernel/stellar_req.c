@@ -261,6 +261,37 @@ static u16 stellar_req_plain_sport(const struct stellar_qp_xport *xp)
 }
 
 /*
+ * Note when packet @t (PSN @psn, @len payload bytes) goes out and on which
+ * path: when spraying, another one than before if @resent, else the next
+ * in the rotation.
+ */
+static void stellar_req_place(struct stellar_qp_xport *xp,
+			      struct stellar_txp *t, u32 psn, u32 len,
+			      bool resent)
+{
+	u64 now = stellar_now_us();
+	u32 path = 0;
+
+	xp->spraying = xp->spray.nr_paths > 1;
+	if (xp->spraying) {
+		path = resent ?
+		       stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
+		       stellar_spray_pick(&xp->spray, psn, now);
+		stellar_spray_sent(&xp->spray, path, len,
+				   stellar_psn_before(psn, xp->psn_high));
+	}
+	t->sent_us = now;
+	t->path = path;
+}
+
+/* The UDP source port of a packet that took path @path. */
+static u16 stellar_req_path_sport(const struct stellar_qp_xport *xp, u32 path)
+{
+	return xp->spraying ? stellar_spray_sport(&xp->spray, path) :
+			      xp->cfg.sport;
+}
+
+/*
  * Extended mode: remember when and where a SEND/WRITE packet went, and
  * pick its path (spread over the spray paths when there are several).
  * Return: its UDP source port.
@@ -269,26 +300,15 @@ static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
 {
 	struct stellar_txp *t = stellar_txp(xp, psn);
 	bool retx = stellar_psn_before(psn, xp->psn_high);
-	u64 now = stellar_now_us();
-	u32 path = 0;
 
 	if (!xp->x_on)
 		return stellar_req_plain_sport(xp);
 	if (!retx)
 		t->flags = 0;
-	xp->spraying = xp->spray.nr_paths > 1;
-	if (xp->spraying) {
-		path = retx && (t->flags & STELLAR_TXP_DATA) ?
-		       stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
-		       stellar_spray_pick(&xp->spray, psn, now);
-		stellar_spray_sent(&xp->spray, path, len, retx);
-	}
+	stellar_req_place(xp, t, psn, len, retx && (t->flags & STELLAR_TXP_DATA));
 	t->flags = (t->flags & ~STELLAR_TXP_SACKED) | STELLAR_TXP_DATA |
 		   (retx ? STELLAR_TXP_RETX : 0);
-	t->sent_us = now;
-	t->path = path;
-	return xp->spraying ? stellar_spray_sport(&xp->spray, path) :
-			      xp->cfg.sport;
+	return stellar_req_path_sport(xp, t->path);
 }
 
 /*
@@ -302,21 +322,12 @@ static u16 stellar_req_track_rd(struct stellar_qp_xport *xp, u32 psn)
 	struct stellar_txp *t = stellar_txp(xp, psn);
 	bool retx = stellar_psn_before(psn, xp->psn_high) &&
 		    (t->flags & STELLAR_TXP_RDREQ);
-	u64 now = stellar_now_us();
-	u32 path;
 
 	if (!xp->x_on)
 		return stellar_req_plain_sport(xp);
-	xp->spraying = xp->spray.nr_paths > 1;
-	if (!xp->spraying)
-		return xp->cfg.sport;
-	path = retx ? stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
-		      stellar_spray_pick(&xp->spray, psn, now);
-	stellar_spray_sent(&xp->spray, path, 0, retx);
+	stellar_req_place(xp, t, psn, 0, retx);
 	t->flags = STELLAR_TXP_RDREQ | (retx ? STELLAR_TXP_RETX : 0);
-	t->sent_us = now;
-	t->path = path;
-	return stellar_spray_sport(&xp->spray, path);
+	return stellar_req_path_sport(xp, t->path);
 }
 
 /* Extended mode: where packet xp->req_pkt of @s goes at the peer. */
@@ -336,7 +347,13 @@ static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
 	}
 }
 
-/* UD: the destination comes from the WQE's address handle. */
+/*
+ * UD: the destination comes from the WQE's address handle.  The MADs of
+ * the GSI QP (the connection manager's) take the spray paths' ports in
+ * turn when the QP has several, so that a MAD sent again after a timeout
+ * takes another path than the copy that was lost; other UD QPs keep one
+ * port per destination QP.
+ */
 static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
 			       struct stellar_pkt *hdr, struct stellar_av *av,
 			       u16 *sport)
@@ -355,6 +372,9 @@ static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
 	hdr->deth.src_qpn = qp->ibqp.qp_num;
 	*sport = rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num,
 				    hdr->dest_qpn);
+	if (qp->ibqp.qp_type == IB_QPT_GSI && xp->spray.nr_paths > 1)
+		*sport = stellar_spray_sport(&xp->spray,
+					     xp->sq_psn % xp->spray.nr_paths);
 	return 0;
 }
 
