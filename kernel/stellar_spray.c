@@ -11,8 +11,9 @@
  * a quarter) gets a proportionally smaller share, every level of
  * congestion (ECN marks, losses; at most one level per RTT, decaying after
  * a few clean RTTs) halves it, and STELLAR_SPRAY_FAIL_LOSSES losses in a
- * row take the path out, except the last quarter of the paths.  A failed path carries a single probe packet
- * after an exponentially growing wait; an acknowledgement brings it back.
+ * row take the path out, except the last quarter of the paths.  A failed
+ * path carries a single probe packet after an exponentially growing wait;
+ * an acknowledgement brings it back.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */

@@ -187,7 +187,7 @@ u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
  * @s: the QP's spray state
  * @path: the path the oldest unacknowledged packet took
  * @min_us: lower bound
- * @max_us: upper bound (the IB local ACK timeout)
+ * @max_us: upper bound (half the IB local ACK timeout)
  *
  * Return: srtt + 4 * rttvar of @path clamped to [@min_us, @max_us], or
  * stellar_spray_rto_us() if @path has no RTT measured.
