@@ -1039,6 +1039,32 @@ static void stellar_resp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 	kfree_skb(skb);
 }
 
+/*
+ * A connected (RC or UC) QP takes packets from its peer's address only;
+ * else any host that reaches this one could inject into a connection by
+ * guessing its QPN and PSN.  Called with either mutex held (the address is
+ * set under both).
+ */
+static bool stellar_rx_from_peer(struct stellar_qp_xport *xp,
+				 const struct sk_buff *skb)
+{
+	const union ib_gid *dgid = &xp->cfg.av.dgid;
+
+	/* Before RTR there is no peer yet: the state check drops it. */
+	if (stellar_qp_is_ud(xp->qp) || !xp->cfg.av.valid)
+		return true;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw) &&
+		    !memcmp(&dgid->raw[12], &ip_hdr(skb)->saddr, 4))
+			return true;
+	} else if (!memcmp(dgid->raw, &ipv6_hdr(skb)->saddr,
+			   sizeof(dgid->raw))) {
+		return true;
+	}
+	stellar_xstat(xp, STELLAR_XS_DROP_SOURCE, 1);
+	return false;
+}
+
 static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 {
 	struct stellar_pkt pkt;
@@ -1052,13 +1078,17 @@ static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 	}
 	if (stellar_opcode_info(pkt.opcode)->flags & STELLAR_OPF_RESPONSE) {
 		mutex_lock(&xp->req_mutex);
-		stellar_comp_rcv(xp, skb, &pkt);
+		if (stellar_rx_from_peer(xp, skb))
+			stellar_comp_rcv(xp, skb, &pkt);
 		mutex_unlock(&xp->req_mutex);
 		kfree_skb(skb);
 		return;
 	}
 	mutex_lock(&xp->resp_mutex);
-	stellar_resp_rcv(xp, skb, &pkt);
+	if (stellar_rx_from_peer(xp, skb))
+		stellar_resp_rcv(xp, skb, &pkt);
+	else
+		kfree_skb(skb);
 	mutex_unlock(&xp->resp_mutex);
 }
 

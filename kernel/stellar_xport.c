@@ -299,6 +299,7 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_EARLY_TIMEOUTS] = "early_timeouts",
 	[STELLAR_XS_ECN_CE_RCVD] = "ecn_ce_rcvd",
 	[STELLAR_XS_ECN_ECHOES_RCVD] = "ecn_echoes_rcvd",
+	[STELLAR_XS_DROP_SOURCE] = "drop_source",
 };
 
 /**

@@ -11,8 +11,9 @@
 # QPNs with a correct ICRC under rx_drop_no_qp; thousands of random and
 # mutated packets must all be dropped.  Then an RC QP in RTS (the
 # helpers/wire_qp.c program) must not accept packets whose PSN is far
-# out of its window, must count them, and must accept one with the right
-# PSN.  The stellar wire extensions (Documentation/wire-extensions.rst):
+# out of its window, must count them, must not accept one from another
+# address than its peer's (drop_source), and must accept one with the
+# right PSN.  The stellar wire extensions (Documentation/wire-extensions.rst):
 # the XHDR bit on an opcode without a stellar header is a bad opcode; a
 # SEND with a placement header is accepted and counted (ext_hdr_rcvd); a
 # WRITE ahead of a gap is placed at once, bad placement headers (R_Key,
@@ -29,7 +30,7 @@
 HELPERS=$STELLAR_REPO/tests/integration/helpers
 CRAFT=$HELPERS/roce_craft.py
 DEV=stellar0
-V4_LOCAL=10.50.0.1 V4_PEER=10.50.0.2
+V4_LOCAL=10.50.0.1 V4_PEER=10.50.0.2 V4_STRANGER=10.50.0.3
 V6_LOCAL=fd50::1 V6_PEER=fd50::2
 
 # craft FAMILY CASE [ARGS...]: send crafted packets from ns1 (FAMILY 4 or
@@ -195,6 +196,25 @@ psn_probe() {
 	log "PSN $psn: $sent packets not accepted, $rx_other counted"
 }
 
+# stranger_send QPN: a SEND with the expected PSN and QPN, but from an
+# address other than the QP's peer, must not be accepted; the QP counts it
+# under drop_source.
+stranger_send() {
+	local qpn=$1
+
+	ip netns exec ns1 python3 "$CRAFT" send --qpn "$qpn" --psn 0x100 \
+		--data "from a stranger" --src "$V4_STRANGER" \
+		--dst "$V4_LOCAL" >/dev/null 2>>"$STELLAR_OUT/craft.log" ||
+		fail "roce_craft.py send from $V4_STRANGER failed"
+	wait_for 10 qp_stat_is "$qpn" drop_source 1
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "QP after a SEND from $V4_STRANGER"
+	qp_cmd "untouched 4096"
+	assert_eq "$QP_REPLY" "untouched yes" \
+		"receive buffer after a SEND from $V4_STRANGER"
+	log "a SEND from $V4_STRANGER (not the QP's peer) was dropped"
+}
+
 # qp_stat QPN NAME: counter NAME of QP QPN in /proc/stellar/$DEV/qps.
 qp_stat() {
 	awk -v qp="qp $1:" -v n="$2:" '
@@ -311,6 +331,7 @@ psn_window() {
 	done
 	# A duplicate just behind the window: re-acknowledged, not placed.
 	psn_probe "$qpn" 0x0ff no
+	stranger_send "$qpn"
 
 	craft 4 send --qpn "$qpn" --psn 0x100 --data "stellar crafted send ok!" >/dev/null
 	qp_cmd "poll 20"
