@@ -378,6 +378,25 @@ static void stellar_comp_timeout_loss(struct stellar_qp_xport *xp)
 }
 
 /*
+ * The oldest unacknowledged packet has been out for its path's own RTO.
+ * The ACK timer is capped at half the local ACK timeout and may fire
+ * earlier, while the packet may still sit in a queue: it is then resent
+ * without blaming its path.
+ */
+static bool stellar_comp_una_overdue(struct stellar_qp_xport *xp)
+{
+	const struct stellar_txp *t = stellar_txp(xp, xp->una_psn);
+	u64 now = stellar_now_us();
+
+	if (!xp->spraying)
+		return true;
+	return now >= t->sent_us &&
+	       now - t->sent_us >= stellar_spray_path_rto_us(&xp->spray, t->path,
+							     STELLAR_RTO_MIN_US,
+							     U32_MAX);
+}
+
+/*
  * Extended mode: the RTT-based timer expired before a local ACK timeout
  * passed since the last progress (or retry).  Resend the oldest
  * unacknowledged packet alone, as a probe whose acknowledgement shows
@@ -390,7 +409,8 @@ static bool stellar_comp_early_timeout(struct stellar_qp_xport *xp)
 	    time_after_eq(jiffies, xp->timer_base + stellar_ib_timeout(xp)))
 		return false;
 	stellar_xstat(xp, STELLAR_XS_EARLY_TIMEOUTS, 1);
-	stellar_comp_timeout_loss(xp);
+	if (stellar_comp_una_overdue(xp))
+		stellar_comp_timeout_loss(xp);
 	/*
 	 * una_psn selectively acknowledged but not cumulatively means the
 	 * peer dropped it again: resend it all the same.  A READ or atomic
