@@ -372,7 +372,7 @@ static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
 	hdr->deth.src_qpn = qp->ibqp.qp_num;
 	*sport = rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num,
 				    hdr->dest_qpn);
-	if (qp->ibqp.qp_type == IB_QPT_GSI && xp->spray.nr_paths > 1)
+	if (stellar_gsi_rotates(xp))
 		*sport = stellar_spray_sport(&xp->spray,
 					     xp->sq_psn % xp->spray.nr_paths);
 	return 0;

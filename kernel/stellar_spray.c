@@ -370,6 +370,12 @@ void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us)
 	spray_reweight(s);
 }
 
+/* RFC 6298: srtt + 4 * rttvar. */
+static u32 spray_path_rto(const struct stellar_spray_path *p)
+{
+	return p->srtt_us + 4 * p->rttvar_us;
+}
+
 u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
 			 u32 max_us)
 {
@@ -379,7 +385,7 @@ u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,
 		const struct stellar_spray_path *p = &s->path[i];
 
 		if (spray_is_active(p) && p->srtt_us)
-			rto = spray_max(rto, p->srtt_us + 4 * p->rttvar_us);
+			rto = spray_max(rto, spray_path_rto(p));
 	}
 	if (!rto)
 		return max_us;
@@ -394,8 +400,7 @@ u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
 	if (path >= s->nr_paths || !s->path[path].srtt_us)
 		return stellar_spray_rto_us(s, min_us, max_us);
 	p = &s->path[path];
-	return spray_min(spray_max(p->srtt_us + 4 * p->rttvar_us, min_us),
-			 max_us);
+	return spray_min(spray_max(spray_path_rto(p), min_us), max_us);
 }
 
 u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s)

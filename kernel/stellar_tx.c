@@ -84,14 +84,13 @@ static void stellar_tx_push_udp(struct sk_buff *skb, u16 sport)
  * 1), so its packets may leave on any link; so do the responses to a peer
  * that sprays (they echo its ports), the requests of a QP that changed
  * its port after a timeout while offering the extensions, and the MADs of
- * a GSI QP that rotates its ports (stellar_req_ud_dest()).  Any other QP
+ * a GSI QP that rotates its ports (stellar_gsi_rotates()).  Any other QP
  * stays on the device's netdev, as a RoCE NIC would.
  */
 static bool stellar_route_any_dev(const struct stellar_qp_xport *xp)
 {
 	return READ_ONCE(xp->spraying) || READ_ONCE(xp->peer_x) ||
-	       READ_ONCE(xp->offer_sport) ||
-	       (xp->qp->ibqp.qp_type == IB_QPT_GSI && xp->spray.nr_paths > 1);
+	       READ_ONCE(xp->offer_sport) || stellar_gsi_rotates(xp);
 }
 
 static void stellar_flow4(const struct stellar_av *av, u16 sport, int oif,

@@ -493,6 +493,15 @@ static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/*
+ * The GSI QP's MADs take the spray paths' ports in turn (and may route over
+ * any link) when it has several paths: a MAD sent again takes another path.
+ */
+static inline bool stellar_gsi_rotates(const struct stellar_qp_xport *xp)
+{
+	return xp->qp->ibqp.qp_type == IB_QPT_GSI && xp->spray.nr_paths > 1;
+}
+
 /* stellar_xport.c (init/exit/show: see stellar_transport.h) */
 extern bool stellar_wire_ext;
 void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
