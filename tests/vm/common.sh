@@ -44,6 +44,9 @@ KLOG_BAD_PATTERNS=(
 	'blocked for more than' 'refcount_t:' 'list_add corruption'
 	'list_del corruption' 'general protection fault' 'KASAN' 'UBSAN'
 	'kernel BUG' 'Call Trace:' 'RIP:' 'Kernel panic'
+	'Poison overwritten' 'Redzone overwritten' 'Padding overwritten'
+	'Object already free' 'Freepointer corrupt' 'Wrong object count'
+	'memory corruption' 'unreferenced object' 'kmemleak:'
 )
 
 VM_PIDS=()
@@ -183,6 +186,10 @@ vm_qemu_args() {
 	initrd=$(vm_initramfs "$kver") || exit 2
 	cmdline="console=ttyS0 quiet loglevel=5 panic=-1 panic_on_warn=0"
 	cmdline="$cmdline hung_task_panic=0 softlockup_panic=0"
+	# The memory debugging Debian's kernel has (no KASAN/KFENCE there):
+	# SLUB red zones, poisoning and free-pointer checks, pages poisoned
+	# and zeroed when freed.  A report fails the test (KLOG_BAD_PATTERNS).
+	cmdline="$cmdline slub_debug=FZPU init_on_free=1 page_poison=1"
 	cmdline="$cmdline rdinit=/init stellarvm.repo=$REPO"
 	cmdline="$cmdline stellarvm.name=$name stellarvm.mode=$mode"
 	printf '%s\n' qemu-system-x86_64 -accel "$VM_ACCEL" -cpu max \

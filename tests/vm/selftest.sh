@@ -54,6 +54,8 @@ check_rc() {
 make_test good 'vms=1 timeout=60' 'log fine'
 make_test warn 'vms=1 timeout=60' "echo 'WARNING: test' >/dev/kmsg"
 make_test exit1 'vms=1 timeout=60' 'false'
+make_test slub 'vms=1 timeout=60' \
+	"grep -q slub_debug=FZPU /proc/cmdline || fail 'no slub_debug'; echo 'BUG kmalloc-64 (Not tainted): Poison overwritten' >/dev/kmsg"
 make_test slow 'vms=1 timeout=5' 'sleep 60'
 make_test panic 'vms=1 timeout=60' 'echo c >/proc/sysrq-trigger; sleep 30'
 make_test noskip 'vms=1 timeout=60' 'skip "not allowed here"'
@@ -61,7 +63,7 @@ make_test okskip 'vms=1 timeout=60 skip=allowed' 'skip "allowed here"'
 make_test pairfail 'vms=2 links=1 timeout=60' \
 	'barrier start; [ "$STELLAR_ROLE" = a ] || fail "b fails on purpose"'
 
-"$VM_DIR/run-tests.sh" --results "$RESULTS/main" "$WORK"/{good,warn,exit1,slow,panic,noskip,okskip,pairfail}.sh \
+"$VM_DIR/run-tests.sh" --results "$RESULTS/main" "$WORK"/{good,warn,slub,exit1,slow,panic,noskip,okskip,pairfail}.sh \
 	>"$WORK/out" 2>&1
 rc=$?
 cat "$WORK/out"
@@ -69,13 +71,14 @@ echo "----"
 check "passing test passes" '^PASS good \([0-9]+s\)$'
 check "kernel WARNING fails the test" '^FAIL warn: kernel log has'
 check "WARNING line is printed" "klog vm-a/kernel.log:.*WARNING: test"
+check "SLUB report fails the test" '^FAIL slub: kernel log has'
 check "non-zero exit fails" '^FAIL exit1: test exited with 1 in VM a'
 check "guest timeout fails" '^FAIL slow: test timed out after 5s'
 check "kernel panic fails" '^FAIL panic: VM a stopped without an exit code.*kernel log has'
 check "unallowed skip fails" '^FAIL noskip: test skipped in VM a but'
 check "allowed skip is counted" '^SKIP okskip'
 check "one failing VM of a pair fails" '^FAIL pairfail: test exited with 1 in VM b'
-check "summary line" '^1 passed, 6 failed, 1 skipped$'
+check "summary line" '^1 passed, 7 failed, 1 skipped$'
 check_rc "runner exits 1 on failures" "$rc" 1
 
 # A VM that does not finish in time is killed by the host.
