@@ -8,6 +8,9 @@
 #   make demo       install missing packages, build, show a device in a VM
 #   make sparse     build the module under sparse (C=1)
 #   make checkpatch run the kernel's checkpatch.pl on kernel/
+#   make kasan      build a KASAN/lockdep/kmemleak kernel from Debian's
+#                   linux-source-6.1 and run the VM tests on it (long;
+#                   not part of check; T=name for one test)
 #
 # KDIR selects the kernel build tree (default: the running kernel's, else
 # the newest installed).  T=name runs a single VM integration test.
@@ -15,7 +18,8 @@
 DESTDIR ?=
 # checkpatch.pl ships with linux-source-6.1 (not with the headers).
 CHECKPATCH ?= $(firstword $(wildcard \
-	/usr/src/linux-source-6.1/scripts/checkpatch.pl))
+	/usr/src/linux-source-6.1/scripts/checkpatch.pl \
+	/var/cache/stellar-kasan/linux-source-6.1/scripts/checkpatch.pl))
 
 all: module provider tools
 
@@ -60,6 +64,11 @@ demo: deps
 sparse:
 	$(MAKE) -C kernel sparse
 
+kasan:
+	./scripts/install-deps.sh --kasan
+	$(MAKE) all testprogs
+	./scripts/kasan.sh $(T)
+
 checkpatch:
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found; set CHECKPATCH=" >&2; exit 1; }
 	$(CHECKPATCH) --no-tree --quiet -f \
@@ -72,4 +81,4 @@ clean:
 	$(MAKE) -C tests/unit clean
 
 .PHONY: all deps module provider tools install unit testprogs vmtest check demo \
-	sparse checkpatch clean
+	sparse checkpatch kasan clean

@@ -17,6 +17,11 @@ PACKAGES=(
 	qperf ucx-utils openmpi-bin libopenmpi-dev
 )
 
+# `make kasan` builds a debug kernel from Debian's kernel source.
+if [ "${1:-}" = --kasan ]; then
+	PACKAGES+=(linux-source-6.1 bc bison flex libssl-dev libelf-dev)
+fi
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |

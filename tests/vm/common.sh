@@ -9,6 +9,7 @@
 #                       /boot/vmlinuz-6.1.*-amd64)
 #   STELLAR_VM_MEM      memory per VM (qemu -m, default 1024)
 #   STELLAR_VM_SMP      vCPUs per VM (qemu -smp, default 1)
+#   STELLAR_KO          the module the guests load (default: kernel/'s)
 #   STELLAR_VM_ACCEL    qemu accelerator (default tcg)
 #   STELLAR_VM_BUILD    build/cache dir (default tests/vm/.build)
 #   STELLAR_PORT_BASE   first UDP port of the inter-VM links (default
@@ -88,6 +89,7 @@ copy_module() {
 
 	file=$(modinfo -k "$kver" -n "$name") || die "module $name not found for $kver"
 	case "$file" in
+	"(builtin)") return 1 ;;
 	*.ko) cp "$file" "$dest/$name.ko" ;;
 	*.ko.xz) xz -dc "$file" >"$dest/$name.ko" ;;
 	*.ko.zst) zstd -qdc "$file" >"$dest/$name.ko" ;;
@@ -119,9 +121,13 @@ vm_initramfs() {
 	for name in $INITRAMFS_MODULES; do
 		module_with_deps "$kver" "$name"
 	done >"$stage/modules/order"
+	# A kernel of our own (make kasan) has some of them built in.
 	for name in $(cat "$stage/modules/order"); do
-		copy_module "$kver" "$name" "$stage/modules"
-	done
+		copy_module "$kver" "$name" "$stage/modules" || echo "$name"
+	done >"$stage/modules/builtin"
+	grep -vxF -f "$stage/modules/builtin" "$stage/modules/order" \
+		>"$stage/modules/order.ko" || true
+	mv "$stage/modules/order.ko" "$stage/modules/order"
 	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
 	mv "$out.tmp" "$out"
 	rm -rf "$stage"
@@ -284,6 +290,7 @@ vm_write_config() {
 		printf 'STELLAR_LINKS=%q\n' "$links"
 		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
 		printf 'STELLAR_SCRIPT=%q\n' "$script"
+		[ -z "${STELLAR_KO:-}" ] || printf 'STELLAR_KO=%q\n' "$STELLAR_KO"
 		# (printf with no arguments would still print one empty word)
 		if [ $# -gt 0 ]; then
 			printf 'STELLAR_ARGS=(%s)\n' "$(printf '%q ' "$@")"

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# `make kasan`: build a debug kernel from Debian's linux-source-6.1 with
+# KASAN, lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP and KMEMLEAK, build
+# virtio_stellar.ko against it, and run the VM integration tests on it.
+# Debian's own kernel has none of these; this is the net that catches what
+# SLUB debugging cannot (out-of-bounds reads, lock order, sleeping in
+# atomic context, leaks).  Not part of `make check`: the kernel build
+# alone takes most of an hour on two cores.
+#
+#   scripts/kasan.sh [TEST...]     build what is missing, run TESTs (all)
+#   scripts/kasan.sh --build-only  build the kernel and module only
+#
+# The kernel tree and its build live in STELLAR_KASAN_DIR (default
+# /var/cache/stellar-kasan) and are reused; the kernel is installed as
+# /boot/vmlinuz-$KVER with its modules in /lib/modules/$KVER, where the
+# VM harness finds them (STELLAR_KVER).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+DIR=${STELLAR_KASAN_DIR:-/var/cache/stellar-kasan}
+SRC=$DIR/linux-source-6.1
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+JOBS=${JOBS:-$(nproc)}
+
+# Options on top of x86_64_defconfig + kvm_guest.config: the debugging
+# nets, and everything the integration tests load or use.
+CONFIG_ON=(
+	KASAN KASAN_GENERIC KASAN_INLINE
+	PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK
+	DEBUG_KMEMLEAK_AUTO_SCAN SLUB_DEBUG DEBUG_FS
+	MODULES MODULE_UNLOAD NET_NS USER_NS CGROUPS MEMCG
+	IPV6 VETH BONDING NET_SCH_NETEM NET_SCH_TBF NET_SCH_FQ_CODEL
+	NET_SCH_RED NET_SCH_PRIO NET_CLS_U32 NET_CLS_BASIC IP_ROUTE_MULTIPATH
+	IPV6_MULTIPLE_TABLES IP_ADVANCED_ROUTER PACKET
+	VIRTIO_PCI VIRTIO_NET NET_9P NET_9P_VIRTIO 9P_FS OVERLAY_FS
+	BLK_DEV_LOOP BLK_DEV_NULL_BLK CONFIGFS_FS
+)
+CONFIG_MOD=(
+	INFINIBAND INFINIBAND_USER_ACCESS RDMA_RXE
+	NVME_CORE NVME_FABRICS NVME_RDMA NVME_TARGET NVME_TARGET_RDMA
+)
+
+die() { echo "kasan: $*" >&2; exit 1; }
+
+unpack() {
+	[ -f "$SRC/Makefile" ] && return
+	[ -f "$TARBALL" ] || die "$TARBALL missing (make deps-kasan)"
+	mkdir -p "$DIR"
+	tar -C "$DIR" -xf "$TARBALL"
+}
+
+configure() {
+	local opt
+
+	[ -f "$SRC/.config" ] && return
+	make -C "$SRC" -s x86_64_defconfig kvm_guest.config
+	for opt in "${CONFIG_ON[@]}"; do
+		"$SRC/scripts/config" --file "$SRC/.config" -e "$opt"
+	done
+	for opt in "${CONFIG_MOD[@]}"; do
+		"$SRC/scripts/config" --file "$SRC/.config" -m "$opt"
+	done
+	"$SRC/scripts/config" --file "$SRC/.config" \
+		--set-str LOCALVERSION "-stellar-kasan" -d LOCALVERSION_AUTO \
+		-d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+		-e DEBUG_INFO_NONE -d DEBUG_KMEMLEAK_DEFAULT_OFF \
+		--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 40000
+	make -C "$SRC" -s olddefconfig
+	for opt in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK \
+		   INFINIBAND_USER_ACCESS RDMA_RXE; do
+		grep -Eq "^CONFIG_$opt=(y|m)" "$SRC/.config" ||
+			die "CONFIG_$opt did not stick in $SRC/.config"
+	done
+}
+
+build_kernel() {
+	local kver
+
+	make -C "$SRC" -s -j"$JOBS" bzImage modules
+	kver=$(make -C "$SRC" -s kernelrelease)
+	make -C "$SRC" -s modules_install INSTALL_MOD_PATH=/
+	cp "$SRC/arch/x86/boot/bzImage" "/boot/vmlinuz-$kver"
+	echo "$kver"
+}
+
+# The module is built in a copy of the repository's sources so that the
+# tree's own kernel/ keeps its build for Debian's kernel.
+build_module() {
+	local out=$DIR/module
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp -r "$REPO/kernel" "$REPO/include" "$out/"
+	make -C "$out/kernel" -s KDIR="$SRC" >&2
+	echo "$out/kernel/virtio_stellar.ko"
+}
+
+main() {
+	local kver ko
+
+	[ "$(id -u)" -eq 0 ] || die "run as root (installs into /boot and /lib/modules)"
+	unpack
+	configure
+	kver=$(build_kernel)
+	ko=$(build_module)
+	echo "kasan: kernel $kver, module $ko"
+	[ "${1:-}" = --build-only ] && return
+	make -C "$REPO" -s all testprogs
+	STELLAR_KVER=$kver STELLAR_KO=$ko "$REPO/tests/vm/run-tests.sh" "$@"
+}
+
+main "$@"
