@@ -295,6 +295,7 @@ struct stellar_qp {
  * @valid: the key may be used (fast registration MRs: registered)
  * @ref: references held by copies in progress
  * @released: completed when @ref drops to zero
+ * @rcu: frees the MR after the lookups that may still see it (stellar_mr_get)
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
@@ -309,6 +310,7 @@ struct stellar_mr {
 	bool valid;
 	refcount_t ref;
 	struct completion released;
+	struct rcu_head rcu;
 };
 
 static inline struct stellar_dev *to_sdev(struct ib_device *ibdev)

@@ -190,7 +190,8 @@ int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		stellar_pvdma_dereg(sdev, mr->pvdma);
 	xa_erase_irq(&sdev->mrs, index);
 	kfree(mr->pages);
-	kfree(mr);
+	/* stellar_mr_get() may still be looking at ref under RCU. */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 

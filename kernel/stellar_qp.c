@@ -55,18 +55,49 @@ static int stellar_check_qp_init(struct ib_qp_init_attr *init,
  * @sdev: device
  * @qpn: QP number
  *
+ * The RDMA core frees a QP's memory as soon as stellar_destroy_qp()
+ * returns, without an RCU grace period, so the reference is taken under
+ * the table's lock: once destroy has erased the QP and waited for its
+ * references, no lookup can still be touching it.
+ *
  * Context: any.
  * Return: the QP or NULL; release with stellar_qp_put().
  */
 struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn)
 {
 	struct stellar_qp *qp;
+	unsigned long flags;
 
-	rcu_read_lock();
+	xa_lock_irqsave(&sdev->qps, flags);
 	qp = xa_load(&sdev->qps, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	rcu_read_unlock();
+	xa_unlock_irqrestore(&sdev->qps, flags);
+	return qp;
+}
+
+/**
+ * stellar_qp_get_next() - take a reference on the next QP of a device
+ * @sdev: device
+ * @index: the first QPN to look at; set to the QPN of the QP returned
+ *
+ * For walks that must read a QP's fields: the reference is taken under
+ * the table's lock, as in stellar_qp_get().
+ *
+ * Context: any.
+ * Return: the QP or NULL at the end; release with stellar_qp_put().
+ */
+struct stellar_qp *stellar_qp_get_next(struct stellar_dev *sdev,
+				       unsigned long *index)
+{
+	struct stellar_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qps, flags);
+	qp = xa_find(&sdev->qps, index, ULONG_MAX, XA_PRESENT);
+	while (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = xa_find_after(&sdev->qps, index, ULONG_MAX, XA_PRESENT);
+	xa_unlock_irqrestore(&sdev->qps, flags);
 	return qp;
 }
 
