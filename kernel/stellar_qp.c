@@ -126,16 +126,21 @@ void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
+/*
+ * Reserve a QPN for @qp.  The QP stays invisible to lookups until
+ * stellar_publish_qpn(), so a creation that fails after this step frees
+ * a QP no one else can hold.
+ */
 static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 {
 	u32 qpn;
 	int ret;
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
-		ret = xa_insert_irq(&sdev->qps, 1, qp, GFP_KERNEL);
+		ret = xa_insert_irq(&sdev->qps, 1, NULL, GFP_KERNEL);
 		qpn = 1;
 	} else {
-		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, qp,
+		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, NULL,
 					  XA_LIMIT(STELLAR_FIRST_QPN,
 						   STELLAR_MAX_QPN),
 					  &sdev->next_qpn, GFP_KERNEL);
@@ -145,6 +150,13 @@ static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 		return ret == -EBUSY ? -ENOSPC : ret;
 	qp->ibqp.qp_num = qpn;
 	return 0;
+}
+
+/* Make a fully created QP visible: the reserved slot needs no memory. */
+static void stellar_publish_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
+{
+	WARN_ON(xa_is_err(xa_store_irq(&sdev->qps, qp->ibqp.qp_num, qp,
+				       GFP_KERNEL)));
 }
 
 static int stellar_qp_init_sq(struct stellar_qp *qp,
@@ -237,6 +249,7 @@ int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 	stellar_qp_report_caps(qp, init);
+	stellar_publish_qpn(sdev, qp);
 	return 0;
 
 err_qpn:
