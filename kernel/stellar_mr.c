@@ -15,7 +15,7 @@
 #include "stellar_mem.h"
 #include "stellar_transport.h"
 
-#define STELLAR_MR_INDEX_MAX	(STELLAR_MAX_MR - 1)
+#define STELLAR_MR_INDEX_MAX	STELLAR_MAX_MR
 
 static u32 stellar_key_index(u32 key)
 {

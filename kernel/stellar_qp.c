@@ -14,6 +14,9 @@
 #include "stellar_transport.h"
 
 #define STELLAR_MAX_QPN		0xffffff
+/* QPNs of QPs other than the GSI QP: max_qp of them, handed out cyclically. */
+#define STELLAR_QPN_LIMIT	XA_LIMIT(STELLAR_FIRST_QPN, \
+					 STELLAR_FIRST_QPN + STELLAR_MAX_QP - 1)
 
 static int stellar_check_qp_caps(const struct ib_qp_cap *cap)
 {
@@ -141,13 +144,13 @@ static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 		qpn = 1;
 	} else {
 		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, NULL,
-					  XA_LIMIT(STELLAR_FIRST_QPN,
-						   STELLAR_MAX_QPN),
-					  &sdev->next_qpn, GFP_KERNEL);
+					  STELLAR_QPN_LIMIT, &sdev->next_qpn,
+					  GFP_KERNEL);
 		ret = ret < 0 ? ret : 0;
 	}
+	/* -EBUSY: max_qp QPs exist (or the GSI QP does). */
 	if (ret)
-		return ret == -EBUSY ? -ENOSPC : ret;
+		return ret == -EBUSY ? -ENOMEM : ret;
 	qp->ibqp.qp_num = qpn;
 	return 0;
 }
