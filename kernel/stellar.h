@@ -317,6 +317,14 @@ struct stellar_mr {
 	struct rcu_head rcu;
 };
 
+/*
+ * Memory a process makes the kernel hold: charged to its memory cgroup,
+ * and at the cgroup's limit the request fails with -ENOMEM instead of
+ * invoking the OOM killer.
+ */
+#define STELLAR_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+
 /**
  * stellar_obj_count_get() - count one more object against a device limit
  * @count: the device's counter of such objects

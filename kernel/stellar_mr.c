@@ -48,7 +48,7 @@ static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 
 static struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
 {
-	struct stellar_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	struct stellar_mr *mr = kzalloc(sizeof(*mr), STELLAR_GFP_USER);
 
 	if (!mr)
 		return NULL;
