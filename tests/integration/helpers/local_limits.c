@@ -18,6 +18,22 @@
  * are released when the process exits.  Exit code 0 unless the setup
  * failed.
  *
+ *   local_limits DEVICE churn SECONDS
+ *
+ * creates and destroys QPs and MRs in a loop for SECONDS seconds, and
+ * makes QP creations fail after the kernel picked a QPN: a raw
+ * IB_USER_VERBS_CMD_CREATE_QP whose response buffer is an inaccessible
+ * page, so the driver allocates the QP and its QPN, then cannot copy its
+ * response and must undo everything.  Prints
+ *
+ *   created N        QPs created and destroyed
+ *   failed N EFAULT  creations that failed, and with what (all EFAULT)
+ *   mrs N            MRs registered and deregistered
+ *   next_qpn Q       QPN of a QP created at the end
+ *
+ * and exits 0 if every failed creation failed with EFAULT and every
+ * other verb succeeded.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #include <errno.h>
@@ -25,8 +41,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "../../../include/uapi/stellar-abi.h"
+
+struct raw_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp cmd;
+};
 
 struct env {
 	struct ibv_context *ctx;
@@ -138,6 +165,102 @@ static int limit_of(const struct ibv_device_attr *attr, const char *kind)
 	return attr->max_srq;
 }
 
+/* A CREATE_QP the driver must fail after choosing the QPN; the errno. */
+static int create_qp_bad_response(struct ibv_context *ctx, struct ibv_pd *pd,
+				  struct ibv_cq *cq, void *no_access)
+{
+	size_t out = sizeof(struct ib_uverbs_create_qp_resp) +
+		     sizeof(struct stellar_create_qp_resp);
+	struct raw_create_qp req = {
+		.hdr = {
+			.command = IB_USER_VERBS_CMD_CREATE_QP,
+			.in_words = sizeof(req) / 4,
+			.out_words = out / 4,
+		},
+		.cmd = {
+			.response = (uintptr_t)no_access,
+			.pd_handle = pd->handle,
+			.send_cq_handle = cq->handle,
+			.recv_cq_handle = cq->handle,
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.qp_type = IBV_QPT_RC,
+		},
+	};
+
+	if (write(ctx->cmd_fd, &req, sizeof(req)) == sizeof(req))
+		return 0;
+	return errno;
+}
+
+static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		die("ibv_create_qp");
+	return qp;
+}
+
+/* The churn mode: see the top of the file. */
+static int churn(const char *device, int seconds)
+{
+	long created = 0, failed = 0, bad = 0, mrs = 0;
+	struct ibv_context *ctx;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	void *no_access;
+	time_t end;
+	char *buf;
+	int err;
+
+	end = time(NULL) + seconds;
+	ctx = open_device(device);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	buf = malloc(65536);
+	no_access = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (!pd || !cq || !buf || no_access == MAP_FAILED)
+		die("setup");
+
+	while (time(NULL) < end) {
+		qp = create_qp(pd, cq);
+		created++;
+		err = create_qp_bad_response(ctx, pd, cq, no_access);
+		failed++;
+		if (err != EFAULT) {
+			fprintf(stderr, "raw create_qp: %s\n", strerror(err));
+			bad++;
+		}
+		mr = ibv_reg_mr(pd, buf, 65536, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			die("ibv_reg_mr");
+		mrs++;
+		if (ibv_dereg_mr(mr))
+			die("ibv_dereg_mr");
+		if (ibv_destroy_qp(qp))
+			die("ibv_destroy_qp");
+	}
+	qp = create_qp(pd, cq);
+	printf("created %ld\nfailed %ld %s\nmrs %ld\nnext_qpn %u\n",
+	       created, failed, bad ? "OTHER" : "EFAULT", mrs, qp->qp_num);
+	ibv_destroy_qp(qp);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct env env = { .entries = 1 };
@@ -146,9 +269,12 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: local_limits DEVICE KIND COUNT [ENTRIES [GID_INDEX]]\n");
+			"usage: local_limits DEVICE KIND COUNT [ENTRIES [GID_INDEX]]\n"
+			"       local_limits DEVICE churn SECONDS\n");
 		return 2;
 	}
+	if (!strcmp(argv[2], "churn"))
+		return churn(argv[1], atoi(argv[3]));
 	count = strtol(argv[3], NULL, 0);
 	if (argc > 4)
 		env.entries = atoi(argv[4]);
