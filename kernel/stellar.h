@@ -107,6 +107,8 @@ struct stellar_pvdma_mr;
  * @atomic_lock: makes remote atomic operations atomic with each other
  * @next_qpn: cursor for cyclic QPN allocation
  * @pd_serial: source of PD numbers (informational only)
+ * @num_pds: PDs allocated, at most STELLAR_MAX_PD
+ * @num_cqs: CQs created, at most STELLAR_MAX_CQ
  * @last_port_state: port state last reported with an event
  * @db_thread: doorbell poller (stellar_doorbell.c)
  * @db_wait: where the idle poller sleeps
@@ -130,6 +132,8 @@ struct stellar_dev {
 	spinlock_t atomic_lock;		/* remote atomics */
 	u32 next_qpn;
 	atomic_t pd_serial;
+	atomic_t num_pds;
+	atomic_t num_cqs;
 	int last_port_state;
 	struct task_struct *db_thread;
 	wait_queue_head_t db_wait;
@@ -295,6 +299,7 @@ struct stellar_qp {
  * @valid: the key may be used (fast registration MRs: registered)
  * @ref: references held by copies in progress
  * @released: completed when @ref drops to zero
+ * @rcu: frees the MR after the lookups that may still see it (stellar_mr_get)
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
@@ -309,7 +314,28 @@ struct stellar_mr {
 	bool valid;
 	refcount_t ref;
 	struct completion released;
+	struct rcu_head rcu;
 };
+
+/*
+ * Memory a process makes the kernel hold: charged to its memory cgroup,
+ * and at the cgroup's limit the request fails with -ENOMEM instead of
+ * invoking the OOM killer.
+ */
+#define STELLAR_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+
+/**
+ * stellar_obj_count_get() - count one more object against a device limit
+ * @count: the device's counter of such objects
+ * @max: the limit query_device advertises
+ *
+ * Return: 0, or -ENOMEM if @max objects exist already.
+ */
+static inline int stellar_obj_count_get(atomic_t *count, int max)
+{
+	return atomic_fetch_add_unless(count, 1, max) == max ? -ENOMEM : 0;
+}
 
 static inline struct stellar_dev *to_sdev(struct ib_device *ibdev)
 {

@@ -16,6 +16,7 @@
 int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
 {
+	struct stellar_dev *sdev = to_sdev(ibcq->device);
 	struct stellar_cq *cq = to_scq(ibcq);
 	struct stellar_create_cq_resp resp = {};
 	int ret;
@@ -26,27 +27,35 @@ int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
+	ret = stellar_obj_count_get(&sdev->num_cqs, STELLAR_MAX_CQ);
+	if (ret)
+		return ret;
 
 	/* One slot more than asked: the ring holds num_entries entries. */
 	ret = stellar_queue_init(&cq->queue, udata, attr->cqe,
 				 sizeof(struct stellar_cqe), &resp.cq);
 	if (ret)
-		return ret;
+		goto err_count;
 	cq->is_user = udata;
 	ibcq->cqe = cq->queue.num_entries;
 	if (udata) {
 		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (ret) {
-			stellar_queue_free(&cq->queue);
-			return ret;
-		}
+		if (ret)
+			goto err_queue;
 	}
 	return 0;
+
+err_queue:
+	stellar_queue_free(&cq->queue);
+err_count:
+	atomic_dec(&sdev->num_cqs);
+	return ret;
 }
 
 int stellar_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	stellar_queue_free(&to_scq(ibcq)->queue);
+	atomic_dec(&to_sdev(ibcq->device)->num_cqs);
 	return 0;
 }
 

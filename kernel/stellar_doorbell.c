@@ -42,10 +42,11 @@ static bool stellar_db_scan(struct stellar_dev *sdev, bool polled)
 	bool moved = false;
 	u32 producer;
 
-	rcu_read_lock();
-	xa_for_each(&sdev->qps, index, qp) {
-		if (!stellar_db_watched(qp) || !refcount_inc_not_zero(&qp->ref))
+	for (index = 0; (qp = stellar_qp_get_next(sdev, &index)); index++) {
+		if (!stellar_db_watched(qp)) {
+			stellar_qp_put(qp);
 			continue;
+		}
 		WRITE_ONCE(qp->sq.ring->flags, polled ? STELLAR_RING_POLLED : 0);
 		/* order the flag store before re-reading the producer */
 		smp_mb();
@@ -57,7 +58,6 @@ static bool stellar_db_scan(struct stellar_dev *sdev, bool polled)
 		}
 		stellar_qp_put(qp);
 	}
-	rcu_read_unlock();
 	return moved;
 }
 

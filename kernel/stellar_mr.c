@@ -15,7 +15,7 @@
 #include "stellar_mem.h"
 #include "stellar_transport.h"
 
-#define STELLAR_MR_INDEX_MAX	(STELLAR_MAX_MR - 1)
+#define STELLAR_MR_INDEX_MAX	STELLAR_MAX_MR
 
 static u32 stellar_key_index(u32 key)
 {
@@ -48,7 +48,7 @@ static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 
 static struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
 {
-	struct stellar_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	struct stellar_mr *mr = kzalloc(sizeof(*mr), STELLAR_GFP_USER);
 
 	if (!mr)
 		return NULL;
@@ -190,7 +190,8 @@ int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		stellar_pvdma_dereg(sdev, mr->pvdma);
 	xa_erase_irq(&sdev->mrs, index);
 	kfree(mr->pages);
-	kfree(mr);
+	/* stellar_mr_get() may still be looking at ref under RCU. */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 

@@ -93,7 +93,7 @@ struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 				       writable);
 	if (ret)
 		return ERR_PTR(ret);
-	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	pm = kzalloc(sizeof(*pm), STELLAR_GFP_USER);
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
 	mmgrab(current->mm);

@@ -14,6 +14,9 @@
 #include "stellar_transport.h"
 
 #define STELLAR_MAX_QPN		0xffffff
+/* QPNs of QPs other than the GSI QP: max_qp of them, handed out cyclically. */
+#define STELLAR_QPN_LIMIT	XA_LIMIT(STELLAR_FIRST_QPN, \
+					 STELLAR_FIRST_QPN + STELLAR_MAX_QP - 1)
 
 static int stellar_check_qp_caps(const struct ib_qp_cap *cap)
 {
@@ -55,18 +58,49 @@ static int stellar_check_qp_init(struct ib_qp_init_attr *init,
  * @sdev: device
  * @qpn: QP number
  *
+ * The RDMA core frees a QP's memory as soon as stellar_destroy_qp()
+ * returns, without an RCU grace period, so the reference is taken under
+ * the table's lock: once destroy has erased the QP and waited for its
+ * references, no lookup can still be touching it.
+ *
  * Context: any.
  * Return: the QP or NULL; release with stellar_qp_put().
  */
 struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn)
 {
 	struct stellar_qp *qp;
+	unsigned long flags;
 
-	rcu_read_lock();
+	xa_lock_irqsave(&sdev->qps, flags);
 	qp = xa_load(&sdev->qps, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	rcu_read_unlock();
+	xa_unlock_irqrestore(&sdev->qps, flags);
+	return qp;
+}
+
+/**
+ * stellar_qp_get_next() - take a reference on the next QP of a device
+ * @sdev: device
+ * @index: the first QPN to look at; set to the QPN of the QP returned
+ *
+ * For walks that must read a QP's fields: the reference is taken under
+ * the table's lock, as in stellar_qp_get().
+ *
+ * Context: any.
+ * Return: the QP or NULL at the end; release with stellar_qp_put().
+ */
+struct stellar_qp *stellar_qp_get_next(struct stellar_dev *sdev,
+				       unsigned long *index)
+{
+	struct stellar_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->qps, flags);
+	qp = xa_find(&sdev->qps, index, ULONG_MAX, XA_PRESENT);
+	while (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = xa_find_after(&sdev->qps, index, ULONG_MAX, XA_PRESENT);
+	xa_unlock_irqrestore(&sdev->qps, flags);
 	return qp;
 }
 
@@ -95,25 +129,37 @@ void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
+/*
+ * Reserve a QPN for @qp.  The QP stays invisible to lookups until
+ * stellar_publish_qpn(), so a creation that fails after this step frees
+ * a QP no one else can hold.
+ */
 static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 {
 	u32 qpn;
 	int ret;
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
-		ret = xa_insert_irq(&sdev->qps, 1, qp, GFP_KERNEL);
+		ret = xa_insert_irq(&sdev->qps, 1, NULL, GFP_KERNEL);
 		qpn = 1;
 	} else {
-		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, qp,
-					  XA_LIMIT(STELLAR_FIRST_QPN,
-						   STELLAR_MAX_QPN),
-					  &sdev->next_qpn, GFP_KERNEL);
+		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, NULL,
+					  STELLAR_QPN_LIMIT, &sdev->next_qpn,
+					  GFP_KERNEL);
 		ret = ret < 0 ? ret : 0;
 	}
+	/* -EBUSY: max_qp QPs exist (or the GSI QP does). */
 	if (ret)
-		return ret == -EBUSY ? -ENOSPC : ret;
+		return ret == -EBUSY ? -ENOMEM : ret;
 	qp->ibqp.qp_num = qpn;
 	return 0;
+}
+
+/* Make a fully created QP visible: the reserved slot needs no memory. */
+static void stellar_publish_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
+{
+	WARN_ON(xa_is_err(xa_store_irq(&sdev->qps, qp->ibqp.qp_num, qp,
+				       GFP_KERNEL)));
 }
 
 static int stellar_qp_init_sq(struct stellar_qp *qp,
@@ -206,6 +252,7 @@ int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 	stellar_qp_report_caps(qp, init);
+	stellar_publish_qpn(sdev, qp);
 	return 0;
 
 err_qpn:

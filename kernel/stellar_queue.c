@@ -2,11 +2,13 @@
 /*
  * virtio-stellar: ring memory for work and completion queues.
  *
- * A user ring is vmalloc_user() memory owned by an rdma_user_mmap_entry:
- * it is freed by the entry's mmap_free callback once the queue was
- * destroyed and no mmap() is in progress.  Pages already mapped into the
- * process hold their own references, so a process that unmaps late only
- * keeps its own memory alive.  Kernel rings are plain vzalloc() memory.
+ * A user ring is a set of pages charged to the creating process's memory
+ * cgroup, mapped contiguously for the kernel with vmap() and owned by an
+ * rdma_user_mmap_entry: it is freed by the entry's mmap_free callback once
+ * the queue was destroyed and no mmap() is in progress.  Pages already
+ * mapped into the process hold their own references, so a process that
+ * unmaps late only keeps its own memory alive.  Kernel rings are plain
+ * vzalloc() memory.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -20,17 +22,65 @@
 /**
  * struct stellar_mmap_entry - a user ring, as the mmap machinery sees it
  * @rdma: core entry (offset, length, reference count)
- * @buf: the ring memory
+ * @buf: the ring memory, @pages mapped contiguously
+ * @pages: the ring's pages
+ * @npages: number of @pages
  */
 struct stellar_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	struct page **pages;
+	unsigned int npages;
 };
 
 static struct stellar_mmap_entry *
 to_smmap(struct rdma_user_mmap_entry *rdma)
 {
 	return container_of(rdma, struct stellar_mmap_entry, rdma);
+}
+
+static void stellar_ring_free(struct stellar_mmap_entry *entry)
+{
+	unsigned int i;
+
+	vunmap(entry->buf);
+	for (i = 0; i < entry->npages; i++)
+		__free_page(entry->pages[i]);
+	kvfree(entry->pages);
+	kfree(entry);
+}
+
+/*
+ * A zeroed ring of @size bytes for a process.  vmalloc_user() cannot
+ * charge a memory cgroup, so the pages are allocated one by one and
+ * mapped with vmap(); stellar_mmap() inserts the same pages.
+ */
+static struct stellar_mmap_entry *stellar_ring_alloc(size_t size)
+{
+	unsigned int npages = size >> PAGE_SHIFT;
+	struct stellar_mmap_entry *entry;
+
+	entry = kzalloc(sizeof(*entry), STELLAR_GFP_USER);
+	if (!entry)
+		return NULL;
+	entry->pages = kvcalloc(npages, sizeof(*entry->pages),
+				STELLAR_GFP_USER);
+	if (!entry->pages)
+		goto err;
+	for (; entry->npages < npages; entry->npages++) {
+		entry->pages[entry->npages] =
+			alloc_page(STELLAR_GFP_USER | __GFP_ZERO);
+		if (!entry->pages[entry->npages])
+			goto err;
+	}
+	entry->buf = vmap(entry->pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!entry->buf)
+		goto err;
+	return entry;
+
+err:
+	stellar_ring_free(entry);
+	return NULL;
 }
 
 static int stellar_queue_map_user(struct stellar_queue *q,
@@ -42,18 +92,12 @@ static int stellar_queue_map_user(struct stellar_queue *q,
 	struct stellar_mmap_entry *entry;
 	int ret;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = stellar_ring_alloc(q->size);
 	if (!entry)
 		return -ENOMEM;
-	entry->buf = vmalloc_user(q->size);
-	if (!entry->buf) {
-		kfree(entry);
-		return -ENOMEM;
-	}
 	ret = rdma_user_mmap_entry_insert(&uctx->ibuc, &entry->rdma, q->size);
 	if (ret) {
-		vfree(entry->buf);
-		kfree(entry);
+		stellar_ring_free(entry);
 		return ret;
 	}
 	q->ring = entry->buf;
@@ -123,7 +167,10 @@ int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = remap_vmalloc_range(vma, to_smmap(rdma)->buf, 0);
+	/* as remap_vmalloc_range(): the ring cannot grow or be dumped */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	ret = vm_map_pages_zero(vma, to_smmap(rdma)->pages,
+				to_smmap(rdma)->npages);
 out:
 	rdma_user_mmap_entry_put(rdma);
 	return ret;
@@ -132,10 +179,7 @@ out:
 /* ib_device_ops.mmap_free: the last reference to a user ring is gone. */
 void stellar_mmap_free(struct rdma_user_mmap_entry *rdma)
 {
-	struct stellar_mmap_entry *entry = to_smmap(rdma);
-
-	vfree(entry->buf);
-	kfree(entry);
+	stellar_ring_free(to_smmap(rdma));
 }
 
 /**

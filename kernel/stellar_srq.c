@@ -191,8 +191,11 @@ int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->limit = attr->srq_limit;
 	ret = xa_alloc_irq(&sdev->srqs, &srq->srq_num, srq,
 			   XA_LIMIT(1, STELLAR_MAX_SRQ), GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		/* -EBUSY: max_srq SRQs exist */
+		ret = ret == -EBUSY ? -ENOMEM : ret;
 		goto err_queue;
+	}
 	resp.srq_num = srq->srq_num;
 	if (udata) {
 		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));

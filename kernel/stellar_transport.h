@@ -60,6 +60,8 @@ int stellar_xport_walk_stats(struct stellar_qp *qp, stellar_stat_fn fn,
 
 /* Look a QP up by number and take a reference; NULL if there is none. */
 struct stellar_qp *stellar_qp_get(struct stellar_dev *sdev, u32 qpn);
+struct stellar_qp *stellar_qp_get_next(struct stellar_dev *sdev,
+				       unsigned long *index);
 void stellar_qp_put(struct stellar_qp *qp);
 void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type);
 

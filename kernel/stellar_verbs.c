@@ -145,17 +145,25 @@ static int stellar_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibpd->device);
 	struct stellar_alloc_pd_resp resp = {};
+	int ret;
 
+	ret = stellar_obj_count_get(&sdev->num_pds, STELLAR_MAX_PD);
+	if (ret)
+		return ret;
 	to_spd(ibpd)->pdn = atomic_inc_return(&sdev->pd_serial);
 	if (!udata)
 		return 0;
 	resp.pdn = to_spd(ibpd)->pdn;
-	return ib_copy_to_udata(udata, &resp,
-				min_t(size_t, udata->outlen, sizeof(resp)));
+	ret = ib_copy_to_udata(udata, &resp,
+			       min_t(size_t, udata->outlen, sizeof(resp)));
+	if (ret)
+		atomic_dec(&sdev->num_pds);
+	return ret;
 }
 
 static int stellar_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	atomic_dec(&to_sdev(ibpd->device)->num_pds);
 	return 0;
 }
 

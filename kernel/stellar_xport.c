@@ -77,11 +77,11 @@ int stellar_xport_create(struct stellar_qp *qp)
 {
 	struct stellar_qp_xport *xp;
 
-	xp = kvzalloc(sizeof(*xp), GFP_KERNEL);
+	xp = kvzalloc(sizeof(*xp), STELLAR_GFP_USER);
 	if (!xp)
 		return -ENOMEM;
 	xp->swqe = kvcalloc(qp->sq.num_entries, sizeof(*xp->swqe),
-			    GFP_KERNEL);
+			    STELLAR_GFP_USER);
 	if (!xp->swqe) {
 		kvfree(xp);
 		return -ENOMEM;

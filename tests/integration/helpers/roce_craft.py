@@ -26,6 +26,8 @@ Cases (each packet is meant to be dropped for the reason in brackets):
                to --fill bytes) to --qpn at --psn, correct ICRC (meant to
                be accepted)
   psn          --count RC SEND_ONLY packets to --qpn at --psn, correct ICRC
+  sweep        --count RC SEND_ONLY and RDMA_WRITE_ONLY packets
+               to QPNs --qpn .. --qpn + --span - 1 in turn, correct ICRC
   write        one RC RDMA_WRITE_ONLY of --data to --va/--rkey of --qpn at
                --psn, correct ICRC
   xhdr-bad     the stellar XHDR bit on RC opcodes that have no stellar
@@ -302,6 +304,13 @@ def case_psn(path, args):
                                b"\xee" * 64))
 
 
+def case_sweep(path, args):
+    for i in range(args.count):
+        opcode = RC_SEND_ONLY if i & 1 else RC_RDMA_WRITE_ONLY
+        path.send(valid_packet(opcode, args.qpn + i % args.span, 0,
+                               b"\xee" * 64))
+
+
 def case_random(path, args):
     rng = random.Random(args.seed)
     for _ in range(args.count):
@@ -344,7 +353,7 @@ CASES = {
     "bad-opcode": case_bad_opcode, "bad-length": case_bad_length,
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
-    "write": case_write, "xhdr-bad": case_xhdr_bad,
+    "write": case_write, "xhdr-bad": case_xhdr_bad, "sweep": case_sweep,
 }
 
 
@@ -359,6 +368,8 @@ def parse_args():
                         help="destination QPN (default 0xabcdef)")
     parser.add_argument("--psn", type=lambda s: int(s, 0), default=0)
     parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--span", type=int, default=1,
+                        help="sweep: how many QPNs from --qpn")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--data", default="stellar crafted send ok!")
     num = lambda s: int(s, 0)  # noqa: E731

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Object lifetimes against concurrent lookups, in a VM with two CPUs whose
+# kernel poisons freed memory (slub_debug, init_on_free): a process
+# (helpers/local_limits.c, churn mode) creates and destroys QPs and MRs in
+# a loop and makes QP creations fail after the driver picked a QPN (a raw
+# CREATE_QP whose response buffer it cannot write), while ns1 sprays
+# SENDs and WRITEs with a correct ICRC at the QPNs being handed out and
+# the doorbell poller walks the QP table.  Every failed creation fails
+# with EFAULT and leaves no QP behind, the kernel reports nothing and the
+# module unloads.  A use after free here is a race: the
+# test finds it only when a packet or a poller pass hits its window.
+# stellar-test: vms=1 timeout=500 smp=2
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+HELPERS=$STELLAR_REPO/tests/integration/helpers
+SECONDS_CHURN=60
+
+[ "$(nproc)" -ge 2 ] || fail "this test needs 2 vCPUs, the VM has $(nproc)"
+stellar_load db_poll_interval=20
+sysctl -qw net.core.netdev_max_backlog=100000
+ip netns add ns1
+ip link add veth0 type veth peer name veth0p
+ip link set veth0p netns ns1
+ip addr add 10.51.0.1/24 dev veth0
+ip link set veth0 up
+ip -n ns1 addr add 10.51.0.2/24 dev veth0p
+ip -n ns1 link set veth0p up
+wait_for 10 ip netns exec ns1 ping -c 1 -W 1 10.51.0.1
+rdma link add stellar0 type stellar netdev veth0
+
+gcc -O2 -Wall -o /tmp/local_limits "$HELPERS/local_limits.c" -libverbs ||
+	fail "cannot build helpers/local_limits.c"
+
+log "churn for $SECONDS_CHURN s while ns1 sprays QPNs 0x11..0x2010"
+(
+	while :; do
+		ip netns exec ns1 python3 "$HELPERS/roce_craft.py" sweep \
+			--src 10.51.0.2 --dst 10.51.0.1 --qpn 0x11 --span 8192 \
+			--count 20000 >/dev/null 2>>"$STELLAR_OUT/craft.log" || exit 1
+	done
+) &
+spray=$!
+status=0
+/tmp/local_limits stellar0 churn "$SECONDS_CHURN" >"$STELLAR_OUT/churn.log" 2>&1 ||
+	status=$?
+kill "$spray"
+wait "$spray" 2>/dev/null || true
+sed 's/^/    /' "$STELLAR_OUT/churn.log"
+[ "$status" = 0 ] || fail "local_limits churn exited with $status"
+assert_contains "$(cat "$STELLAR_OUT/churn.log")" "EFAULT"
+created=$(awk '$1 == "created" { print $2 }' "$STELLAR_OUT/churn.log")
+[ "$created" -gt 100 ] || fail "only $created QPs created"
+rx=$(stellar_stat stellar0 rx_packets)
+[ "$rx" -gt 1000 ] || fail "only $rx packets reached the device"
+log "$created QPs, $rx packets received"
+
+[ -z "$(rdma resource show qp | grep -v 'comm \[')" ] ||
+	fail "QPs left behind: $(rdma resource show qp)"
+rdma link del stellar0
+stellar_unload
