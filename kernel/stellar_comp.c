@@ -132,17 +132,18 @@ void stellar_comp_flush(struct stellar_qp_xport *xp)
 	pending = stellar_sq_pending(qp);
 	for (i = 0; i < pending; i++) {
 		u32 index = READ_ONCE(qp->sq_consumer) + i;
+		struct stellar_sq_wqe *wqe = stellar_sq_copy(xp, index);
 		struct stellar_swqe *s = stellar_slot(xp, index);
 
-		/* A malformed WQE still names its wr_id. */
-		stellar_sq_fetch(qp, index, &xp->wqe, xp->sge, xp->inline_data);
+		/* Never started: copy it now; a malformed one names its wr_id. */
+		if (!stellar_index_before(index, xp->next_new))
+			stellar_sq_fetch(qp, index, wqe);
 		if (s->state == STELLAR_SWQE_DONE &&
 		    s->status != IB_WC_SUCCESS)
 			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
 					      s->status, s->length);
 		else
-			stellar_post_send_cqe(xp, xp->wqe.wr_id,
-					      xp->wqe.opcode,
+			stellar_post_send_cqe(xp, wqe->wr_id, wqe->opcode,
 					      IB_WC_WR_FLUSH_ERR, 0);
 		s->state = STELLAR_SWQE_NEW;
 	}
@@ -914,15 +915,13 @@ static u8 stellar_comp_read_copy(struct stellar_qp_xport *xp,
 				 const struct stellar_pkt *pkt,
 				 const u8 *payload)
 {
+	const struct stellar_sq_wqe *wqe = stellar_sq_copy(xp, index);
 	u64 offset = (u64)stellar_psn_diff(pkt->psn, s->first_psn) *
 		     xp->cfg.mtu;
 	int ret;
 
-	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
-			     xp->inline_data))
-		return IB_WC_LOC_QP_OP_ERR;
-	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
-			       xp->wqe.num_sge, offset, (void *)payload,
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), stellar_wqe_sge(wqe),
+			       wqe->num_sge, offset, (void *)payload,
 			       pkt->payload_len, STELLAR_COPY_TO_MR);
 	if (ret)
 		return ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
@@ -1013,6 +1012,7 @@ static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
 				    const struct stellar_pkt *pkt)
 {
 	u64 orig = pkt->atomic_ack_orig;
+	const struct stellar_sq_wqe *wqe;
 	struct stellar_swqe *s;
 	u32 index;
 	int ret;
@@ -1022,13 +1022,9 @@ static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
 		stellar_comp_resp_gap(xp, pkt->psn);
 		return;
 	}
-	if (stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
-			     xp->inline_data)) {
-		stellar_wqe_done(xp, index, IB_WC_LOC_QP_OP_ERR);
-		return;
-	}
-	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
-			       xp->wqe.num_sge, 0, &orig, sizeof(orig),
+	wqe = stellar_sq_copy(xp, index);
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), stellar_wqe_sge(wqe),
+			       wqe->num_sge, 0, &orig, sizeof(orig),
 			       STELLAR_COPY_TO_MR);
 	stellar_wqe_done(xp, index, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
 	stellar_comp_advance(xp, pkt->psn);

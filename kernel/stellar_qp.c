@@ -504,38 +504,42 @@ void stellar_sq_retire(struct stellar_qp *qp, u32 count)
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
+/* Copy the SGEs or inline data that the copied header @wqe announces. */
 static int stellar_sq_copy_data(struct stellar_qp *qp,
-				const struct stellar_sq_wqe *wqe,
-				const u8 *src, struct stellar_sge *sge,
-				u8 *inline_buf)
+				struct stellar_sq_wqe *wqe, const u8 *src)
 {
+	u8 *dst = (u8 *)(wqe + 1);
+
 	if (wqe->flags & STELLAR_WQE_INLINE) {
-		if (wqe->inline_len > qp->sq_max_inline)
+		/* Its num_sge is not checked: nothing may use its SGEs. */
+		if (wqe->inline_len > qp->sq_max_inline ||
+		    stellar_wr_is_rd_atomic(wqe->opcode))
 			return -EINVAL;
-		memcpy(inline_buf, src, wqe->inline_len);
+		memcpy(dst, src, wqe->inline_len);
 		return 0;
 	}
 	if (wqe->num_sge > qp->sq_max_sge)
 		return -EINVAL;
-	memcpy(sge, src, wqe->num_sge * sizeof(*sge));
+	memcpy(dst, src, wqe->num_sge * sizeof(struct stellar_sge));
 	return 0;
 }
 
 int stellar_sq_fetch(struct stellar_qp *qp, u32 index,
-		     struct stellar_sq_wqe *wqe, struct stellar_sge *sge,
-		     u8 *inline_buf)
+		     struct stellar_sq_wqe *wqe)
 {
 	const u8 *entry;
 
 	if (index - READ_ONCE(qp->sq_consumer) >= stellar_sq_pending(qp))
 		return -ENOENT;
 	entry = stellar_queue_entry(&qp->sq, index);
-	/* One copy: the process may rewrite the ring under us. */
+	/*
+	 * The process may rewrite the entry under us: each byte is read
+	 * once, and only the copy is checked and used.
+	 */
 	memcpy(wqe, entry, sizeof(*wqe));
 	if (!stellar_opcode_ok(qp, wqe->opcode))
 		return -EINVAL;
-	return stellar_sq_copy_data(qp, wqe, entry + sizeof(*wqe), sge,
-				    inline_buf);
+	return stellar_sq_copy_data(qp, wqe, entry + sizeof(*wqe));
 }
 
 int stellar_rq_take(struct stellar_qp *qp, struct stellar_recv_wqe *wqe)

@@ -5,8 +5,11 @@
  * The requester walks the send ring from xp->req_index, packet by packet
  * (xp->req_pkt), assigning PSNs from xp->sq_psn.  Each slot remembers the
  * PSN range of its WQE, and packet i of a WQE always carries the same
- * bytes, so any packet can be rebuilt later from the ring: retransmission
- * rewinds req_index/req_pkt/sq_psn to the first PSN to resend.
+ * bytes, so any packet can be rebuilt later: retransmission rewinds
+ * req_index/req_pkt/sq_psn to the first PSN to resend.  A WQE is read
+ * from the ring, which its process may rewrite at any time, only once:
+ * when the requester first reaches it, into xp->sq_copy, whose copy
+ * every later packet, response and completion of the WQE uses.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -16,13 +19,6 @@
 
 /* Request an ACK at least every this many packets of a long message. */
 #define STELLAR_ACK_EVERY	64
-
-static bool stellar_wr_is_rd_atomic(u8 opcode)
-{
-	return opcode == IB_WR_RDMA_READ ||
-	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 static bool stellar_wr_is_local(u8 opcode)
 {
@@ -156,15 +152,16 @@ static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
 
 static u32 stellar_wqe_length(struct stellar_qp_xport *xp)
 {
-	if (xp->wqe.flags & STELLAR_WQE_INLINE)
-		return xp->wqe.inline_len;
-	return min_t(u64, stellar_sgl_length(xp->sge, xp->wqe.num_sge),
+	if (xp->wqe->flags & STELLAR_WQE_INLINE)
+		return xp->wqe->inline_len;
+	return min_t(u64, stellar_sgl_length(stellar_wqe_sge(xp->wqe),
+					     xp->wqe->num_sge),
 		     U32_MAX);
 }
 
 static u32 stellar_wqe_npkts(struct stellar_qp_xport *xp, u32 length)
 {
-	u8 opcode = xp->wqe.opcode;
+	u8 opcode = xp->wqe->opcode;
 
 	if (stellar_wr_is_local(opcode))
 		return 0;
@@ -179,13 +176,14 @@ static u8 stellar_req_init_slot(struct stellar_qp_xport *xp,
 				struct stellar_swqe *s)
 {
 	struct stellar_qp *qp = xp->qp;
-	u64 length = (xp->wqe.flags & STELLAR_WQE_INLINE) ?
-		     xp->wqe.inline_len :
-		     stellar_sgl_length(xp->sge, xp->wqe.num_sge);
+	u64 length = (xp->wqe->flags & STELLAR_WQE_INLINE) ?
+		     xp->wqe->inline_len :
+		     stellar_sgl_length(stellar_wqe_sge(xp->wqe),
+					xp->wqe->num_sge);
 
-	s->opcode = xp->wqe.opcode;
-	s->wr_id = xp->wqe.wr_id;
-	s->signaled = qp->sq_sig_all || (xp->wqe.flags & STELLAR_WQE_SIGNALED);
+	s->opcode = xp->wqe->opcode;
+	s->wr_id = xp->wqe->wr_id;
+	s->signaled = qp->sq_sig_all || (xp->wqe->flags & STELLAR_WQE_SIGNALED);
 	s->first_psn = xp->sq_psn;
 	s->rcvd_pkts = 0;
 	s->status = IB_WC_SUCCESS;
@@ -210,14 +208,14 @@ static u8 stellar_req_opcode(struct stellar_qp_xport *xp, u32 pkt, u32 npkts)
 	u8 base = xp->qp->ibqp.qp_type == IB_QPT_UC ? STELLAR_OP_CLASS_UC :
 						      STELLAR_OP_CLASS_RC;
 	bool first = pkt == 0, last = pkt == npkts - 1;
-	bool imm = xp->wqe.opcode == IB_WR_SEND_WITH_IMM ||
-		   xp->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = xp->wqe->opcode == IB_WR_SEND_WITH_IMM ||
+		   xp->wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 
 	if (stellar_qp_is_ud(xp->qp))
 		return imm ? STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
 			     STELLAR_OP_UD_SEND_ONLY;
-	if (xp->wqe.opcode == IB_WR_RDMA_WRITE ||
-	    xp->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+	if (xp->wqe->opcode == IB_WR_RDMA_WRITE ||
+	    xp->wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
 		if (first && last)
 			return base + (imm ?
 				STELLAR_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
@@ -230,7 +228,7 @@ static u8 stellar_req_opcode(struct stellar_qp_xport *xp, u32 pkt, u32 npkts)
 			STELLAR_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
 			STELLAR_OP_RC_RDMA_WRITE_LAST);
 	}
-	if (xp->wqe.opcode == IB_WR_SEND_WITH_INV && last)
+	if (xp->wqe->opcode == IB_WR_SEND_WITH_INV && last)
 		return first ? STELLAR_OP_RC_SEND_ONLY_WITH_INVALIDATE :
 			       STELLAR_OP_RC_SEND_LAST_WITH_INVALIDATE;
 	if (first && last)
@@ -342,8 +340,8 @@ static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
 	hdr->xph.rmsn = s->rmsn;
 	if (s->opcode == IB_WR_RDMA_WRITE ||
 	    s->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
-		hdr->xph.va = xp->wqe.u.rdma.remote_addr + offset;
-		hdr->xph.rkey = xp->wqe.u.rdma.rkey;
+		hdr->xph.va = xp->wqe->u.rdma.remote_addr + offset;
+		hdr->xph.rkey = xp->wqe->u.rdma.rkey;
 	}
 }
 
@@ -359,15 +357,15 @@ static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
 			       u16 *sport)
 {
 	struct stellar_qp *qp = xp->qp;
-	u32 qkey = xp->wqe.u.ud.remote_qkey;
+	u32 qkey = xp->wqe->u.ud.remote_qkey;
 
-	if (stellar_ah_av(qp, xp->wqe.u.ud.ah_handle, av))
+	if (stellar_ah_av(qp, xp->wqe->u.ud.ah_handle, av))
 		return -EINVAL;
 	if (qp->ibqp.qp_type == IB_QPT_GSI)
 		qkey = IB_QP1_QKEY;
 	else if (qkey & 0x80000000U)
 		qkey = xp->cfg.qkey;
-	hdr->dest_qpn = xp->wqe.u.ud.remote_qpn & STELLAR_QPN_MASK;
+	hdr->dest_qpn = xp->wqe->u.ud.remote_qpn & STELLAR_QPN_MASK;
 	hdr->deth.qkey = qkey;
 	hdr->deth.src_qpn = qp->ibqp.qp_num;
 	*sport = rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num,
@@ -383,12 +381,13 @@ static int stellar_req_copy_payload(struct stellar_qp_xport *xp, u8 *dst,
 {
 	if (!len)
 		return 0;
-	if (xp->wqe.flags & STELLAR_WQE_INLINE) {
-		memcpy(dst, xp->inline_data + offset, len);
+	if (xp->wqe->flags & STELLAR_WQE_INLINE) {
+		memcpy(dst, stellar_wqe_inline(xp->wqe) + offset, len);
 		return 0;
 	}
-	return stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), xp->sge,
-				xp->wqe.num_sge, offset, dst, len,
+	return stellar_sgl_copy(to_spd(xp->qp->ibqp.pd),
+				stellar_wqe_sge(xp->wqe),
+				xp->wqe->num_sge, offset, dst, len,
 				STELLAR_COPY_FROM_MR);
 }
 
@@ -428,12 +427,12 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 		return IB_WC_LOC_QP_OP_ERR;
 	tp.hdr.ack_req = xp->qp->ibqp.qp_type == IB_QPT_RC &&
 			 (last || !((xp->req_pkt + 1) % STELLAR_ACK_EVERY));
-	tp.hdr.se = last && (xp->wqe.flags & STELLAR_WQE_SOLICITED);
-	tp.hdr.reth.va = xp->wqe.u.rdma.remote_addr;
-	tp.hdr.reth.rkey = xp->wqe.u.rdma.rkey;
+	tp.hdr.se = last && (xp->wqe->flags & STELLAR_WQE_SOLICITED);
+	tp.hdr.reth.va = xp->wqe->u.rdma.remote_addr;
+	tp.hdr.reth.rkey = xp->wqe->u.rdma.rkey;
 	tp.hdr.reth.len = s->length;
-	tp.hdr.imm_data = xp->wqe.imm_data;
-	tp.hdr.ieth_rkey = be32_to_cpu(xp->wqe.imm_data);
+	tp.hdr.imm_data = xp->wqe->imm_data;
+	tp.hdr.ieth_rkey = be32_to_cpu(xp->wqe->imm_data);
 	stellar_req_fill_xph(xp, s, &tp.hdr, offset);
 	ret = stellar_tx_alloc(xp, &tp, len);
 	if (ret)
@@ -478,7 +477,7 @@ static struct stellar_swqe *stellar_req_find(struct stellar_qp_xport *xp,
  * @xp: the transport, req_mutex held
  * @psn: its PSN, already sent once
  *
- * Selective retransmission: the packet is rebuilt from the send ring
+ * Selective retransmission: the packet is rebuilt from the WQE's copy
  * without moving the send position.
  *
  * Return: true if it was sent, false if @psn is not a SEND/WRITE packet
@@ -492,10 +491,9 @@ bool stellar_req_resend_psn(struct stellar_qp_xport *xp, u32 psn)
 	u8 status;
 
 	if (!s || stellar_wr_is_rd_atomic(s->opcode) ||
-	    !stellar_psn_before(psn, xp->psn_high) ||
-	    stellar_sq_fetch(xp->qp, index, &xp->wqe, xp->sge,
-			     xp->inline_data))
+	    !stellar_psn_before(psn, xp->psn_high))
 		return false;
+	xp->wqe = stellar_sq_copy(xp, index);
 	xp->req_pkt = stellar_psn_diff(psn, s->first_psn);
 	xp->sq_psn = psn;
 	status = stellar_req_send_data_pkt(xp, s);
@@ -521,8 +519,8 @@ static u8 stellar_req_send_read(struct stellar_qp_xport *xp,
 	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
 	tp.hdr.opcode = STELLAR_OP_RC_RDMA_READ_REQUEST;
 	tp.hdr.ack_req = true;
-	tp.hdr.reth.va = xp->wqe.u.rdma.remote_addr + offset;
-	tp.hdr.reth.rkey = xp->wqe.u.rdma.rkey;
+	tp.hdr.reth.va = xp->wqe->u.rdma.remote_addr + offset;
+	tp.hdr.reth.rkey = xp->wqe->u.rdma.rkey;
 	tp.hdr.reth.len = s->length - offset;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return IB_WC_SUCCESS;	/* no memory: the timer resends */
@@ -535,18 +533,18 @@ static u8 stellar_req_send_read(struct stellar_qp_xport *xp,
 static u8 stellar_req_send_atomic(struct stellar_qp_xport *xp)
 {
 	struct stellar_tx_pkt tp;
-	bool cmp_swap = xp->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+	bool cmp_swap = xp->wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
 	u16 sport;
 
 	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
 	tp.hdr.opcode = cmp_swap ? STELLAR_OP_RC_COMPARE_SWAP :
 				   STELLAR_OP_RC_FETCH_ADD;
 	tp.hdr.ack_req = true;
-	tp.hdr.atomic.va = xp->wqe.u.atomic.remote_addr;
-	tp.hdr.atomic.rkey = xp->wqe.u.atomic.rkey;
-	tp.hdr.atomic.swap_add = cmp_swap ? xp->wqe.u.atomic.swap :
-					    xp->wqe.u.atomic.compare_add;
-	tp.hdr.atomic.compare = cmp_swap ? xp->wqe.u.atomic.compare_add : 0;
+	tp.hdr.atomic.va = xp->wqe->u.atomic.remote_addr;
+	tp.hdr.atomic.rkey = xp->wqe->u.atomic.rkey;
+	tp.hdr.atomic.swap_add = cmp_swap ? xp->wqe->u.atomic.swap :
+					    xp->wqe->u.atomic.compare_add;
+	tp.hdr.atomic.compare = cmp_swap ? xp->wqe->u.atomic.compare_add : 0;
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return IB_WC_SUCCESS;
 	sport = stellar_req_track_rd(xp, xp->sq_psn);
@@ -560,13 +558,13 @@ static u8 stellar_req_local_op(struct stellar_qp_xport *xp)
 	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
 	int ret;
 
-	if (xp->wqe.opcode == IB_WR_REG_MR)
+	if (xp->wqe->opcode == IB_WR_REG_MR)
 		ret = stellar_mr_fast_reg(pd,
-					  (struct ib_mr *)(uintptr_t)xp->wqe.u.raw[0],
-					  (u32)xp->wqe.u.raw[1],
-					  (int)xp->wqe.u.raw[2]);
+					  (struct ib_mr *)(uintptr_t)xp->wqe->u.raw[0],
+					  (u32)xp->wqe->u.raw[1],
+					  (int)xp->wqe->u.raw[2]);
 	else
-		ret = stellar_mr_invalidate(pd, be32_to_cpu(xp->wqe.imm_data));
+		ret = stellar_mr_invalidate(pd, be32_to_cpu(xp->wqe->imm_data));
 	return ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 }
 
@@ -628,37 +626,42 @@ static bool stellar_req_must_wait(struct stellar_qp_xport *xp)
 
 	if (xp->qp->ibqp.qp_type != IB_QPT_RC || xp->req_pkt)
 		return false;
-	if (!(xp->wqe.flags & STELLAR_WQE_FENCE) &&
-	    !stellar_wr_is_rd_atomic(xp->wqe.opcode))
+	if (!(xp->wqe->flags & STELLAR_WQE_FENCE) &&
+	    !stellar_wr_is_rd_atomic(xp->wqe->opcode))
 		return false;
 	outstanding = stellar_req_rd_atomic_out(xp);
-	if (xp->wqe.flags & STELLAR_WQE_FENCE && outstanding)
+	if (xp->wqe->flags & STELLAR_WQE_FENCE && outstanding)
 		return true;
-	return stellar_wr_is_rd_atomic(xp->wqe.opcode) &&
+	return stellar_wr_is_rd_atomic(xp->wqe->opcode) &&
 	       outstanding >= xp->cfg.max_rd_atomic;
 }
 
-/* Fetch the WQE at req_index; false if there is none (or it failed). */
+/*
+ * The WQE at req_index: copied from the ring when first reached, then only
+ * its copy is used.  False if there is none (or it failed).
+ */
 static bool stellar_req_fetch(struct stellar_qp_xport *xp,
 			      struct stellar_swqe *s)
 {
-	int ret = stellar_sq_fetch(xp->qp, xp->req_index, &xp->wqe, xp->sge,
-				   xp->inline_data);
+	struct stellar_sq_wqe *wqe = stellar_sq_copy(xp, xp->req_index);
 	u8 status;
+	int ret;
 
+	xp->wqe = wqe;
+	/* A resend keeps the slot: its PSNs and READ progress stay valid. */
+	if (xp->req_pkt || stellar_index_before(xp->req_index, xp->next_new))
+		return true;
+	ret = stellar_sq_fetch(xp->qp, xp->req_index, wqe);
 	if (ret == -ENOENT)
 		return false;
 	if (ret) {
-		s->opcode = xp->wqe.opcode;
-		s->wr_id = xp->wqe.wr_id;
+		s->opcode = wqe->opcode;
+		s->wr_id = wqe->wr_id;
 		s->npkts = 0;
 		xp->next_new = xp->req_index + 1;
 		stellar_wqe_done(xp, xp->req_index, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
-	/* A resend keeps the slot: its PSNs and READ progress stay valid. */
-	if (xp->req_pkt || stellar_index_before(xp->req_index, xp->next_new))
-		return true;
 	status = stellar_req_init_slot(xp, s);
 	xp->next_new = xp->req_index + 1;
 	if (status == IB_WC_SUCCESS)

@@ -65,24 +65,32 @@ struct stellar_qp *stellar_qp_get_next(struct stellar_dev *sdev,
 void stellar_qp_put(struct stellar_qp *qp);
 void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type);
 
+/* A READ or atomic: its response lands in the WQE's SGEs. */
+static inline bool stellar_wr_is_rd_atomic(u8 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /**
  * stellar_sq_fetch() - copy a send WQE out of the send ring
  * @qp: the QP
  * @index: free-running index, between qp->sq_consumer and the producer
- * @wqe: receives the fixed part
- * @sge: receives the SGEs (qp->sq_max_sge entries of room)
- * @inline_buf: receives inline data (qp->sq_max_inline bytes of room)
+ * @wqe: receives the fixed part followed by its SGEs or inline data
+ *	 (qp->sq.entry_size bytes of room)
  *
- * Validates what a process may have written: opcode allowed for the QP
- * type (and only kernel QPs may post IB_WR_REG_MR/IB_WR_LOCAL_INV),
- * num_sge, inline length.
+ * Validates the copy of what a process may have written: opcode allowed
+ * for the QP type (and only kernel QPs may post IB_WR_REG_MR and
+ * IB_WR_LOCAL_INV), num_sge, inline length, no inline READ or atomic.  The ring entry may change at
+ * any time: the caller fetches each WQE once and then uses only its copy.
  *
  * Return: 0, -ENOENT if @index is not published yet, -EINVAL if the WQE
- * is malformed (complete it with IB_WC_LOC_QP_OP_ERR).
+ * is malformed (complete it with IB_WC_LOC_QP_OP_ERR; @wqe->wr_id and
+ * @wqe->opcode are copied all the same).
  */
 int stellar_sq_fetch(struct stellar_qp *qp, u32 index,
-		     struct stellar_sq_wqe *wqe, struct stellar_sge *sge,
-		     u8 *inline_buf);
+		     struct stellar_sq_wqe *wqe);
 
 /* Send WQEs published and not yet retired: producer - qp->sq_consumer. */
 u32 stellar_sq_pending(struct stellar_qp *qp);

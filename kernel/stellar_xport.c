@@ -82,7 +82,12 @@ int stellar_xport_create(struct stellar_qp *qp)
 		return -ENOMEM;
 	xp->swqe = kvcalloc(qp->sq.num_entries, sizeof(*xp->swqe),
 			    STELLAR_GFP_USER);
-	if (!xp->swqe) {
+	/* As large as the ring the process maps, so charged likewise. */
+	xp->sq_copy = kvcalloc(qp->sq.num_entries, qp->sq.entry_size,
+			       STELLAR_GFP_USER);
+	if (!xp->swqe || !xp->sq_copy) {
+		kvfree(xp->sq_copy);
+		kvfree(xp->swqe);
 		kvfree(xp);
 		return -ENOMEM;
 	}
@@ -126,6 +131,7 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 	skb_queue_purge(&xp->rxq);
 	stellar_resp_purge(xp);
 	xa_destroy(&xp->ooo);
+	kvfree(xp->sq_copy);
 	kvfree(xp->swqe);
 	kvfree(xp);
 	qp->xport = NULL;

@@ -173,8 +173,8 @@ enum stellar_swqe_state {
  * @wr_id: the consumer's cookie
  *
  * PSN i of the WQE carries bytes [i * mtu, (i + 1) * mtu) of the message,
- * so every packet can be rebuilt from the ring: the basis of selective
- * retransmission.
+ * so every packet can be rebuilt from the WQE's copy in
+ * stellar_qp_xport.sq_copy: the basis of selective retransmission.
  */
 struct stellar_swqe {
 	u32 first_psn;
@@ -338,9 +338,11 @@ struct stellar_xport_cfg {
  * @reo_shift: the reordering window is doubled this often (0..4), once
  *	per spurious retransmission seen
  * @spray: path choice of the requester (one path unless negotiated)
- * @wqe: scratch: the WQE being sent
- * @sge: scratch: its SGEs
- * @inline_data: scratch: its inline data
+ * @sq_copy: the kernel's own copy of each started send WQE, by send
+ *	queue slot (qp->sq.num_entries entries of qp->sq.entry_size bytes):
+ *	taken from the ring once, when the requester first reaches the
+ *	WQE; resends, READ responses and completions read only the copy
+ * @wqe: the WQE being sent: its entry in @sq_copy
  * @resp_mutex: responder state below
  * @rx_work: the receiver
  * @rxq: backlog of received packets (own lock: filled in softirq)
@@ -413,9 +415,8 @@ struct stellar_qp_xport {
 	bool spraying;
 	u8 reo_shift;
 	struct stellar_spray spray;
-	struct stellar_sq_wqe wqe;
-	struct stellar_sge sge[STELLAR_MAX_SGE];
-	u8 inline_data[STELLAR_MAX_INLINE_DATA];
+	u8 *sq_copy;
+	const struct stellar_sq_wqe *wqe;
 
 	struct mutex resp_mutex;	/* responder */
 	struct work_struct rx_work;
@@ -486,6 +487,29 @@ static inline void stellar_xstat(struct stellar_qp_xport *xp,
 static inline bool stellar_index_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
+}
+
+/* The kernel's copy of the send WQE at ring index @index. */
+static inline struct stellar_sq_wqe *
+stellar_sq_copy(const struct stellar_qp_xport *xp, u32 index)
+{
+	const struct stellar_queue *sq = &xp->qp->sq;
+
+	return (struct stellar_sq_wqe *)(xp->sq_copy +
+		(size_t)(index & (sq->num_entries - 1)) * sq->entry_size);
+}
+
+/* The SGEs of a send WQE's copy. */
+static inline const struct stellar_sge *
+stellar_wqe_sge(const struct stellar_sq_wqe *wqe)
+{
+	return (const struct stellar_sge *)(wqe + 1);
+}
+
+/* The inline data of a send WQE's copy. */
+static inline const u8 *stellar_wqe_inline(const struct stellar_sq_wqe *wqe)
+{
+	return (const u8 *)(wqe + 1);
 }
 
 static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)

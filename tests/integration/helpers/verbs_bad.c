@@ -13,6 +13,11 @@
  *     RESET): ibv_post_send fails with EINVAL and nothing is sent;
  *   - outstanding receives of a QP moved to the error state are flushed
  *     with IBV_WC_WR_FLUSH_ERR;
+ *   - a SEND (inline, or from an SGE) that RNR NAKs hold while the process
+ *     rewrites its send ring entry (inline flag and length, data, SGEs,
+ *     wr_id) still delivers the bytes posted and completes with the wr_id
+ *     posted: the kernel reads a WQE from the ring only once; an inline
+ *     READ written into the ring fails with IBV_WC_LOC_QP_OP_ERR;
  *   - after all that, a correct RDMA WRITE on a new pair delivers its data.
  *
  *   verbs_bad DEVICE GID_INDEX
@@ -30,8 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "stellar.h"	/* the provider's rings, to rewrite a send WQE */
 
 #define BUF_SIZE	8192
 #define PATTERN		0x5a
@@ -390,6 +398,190 @@ static void test_flush(struct env *env)
 	destroy_end(&resp);
 }
 
+/* Device counter @name of /proc/stellar/DEVICE/stats (0: not there). */
+static unsigned long long dev_stat(struct env *env, const char *name)
+{
+	unsigned long long value, found = 0;
+	char path[128], key[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/stellar/%s/stats",
+		 ibv_get_device_name(env->ctx->device));
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	while (fscanf(f, " %63[^:]: %llu", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+/* Wait until counter @name exceeds @old; false on timeout. */
+static bool dev_stat_grows(struct env *env, const char *name,
+			   unsigned long long old)
+{
+	time_t deadline = time(NULL) + POLL_SECONDS;
+
+	while (time(NULL) < deadline) {
+		if (dev_stat(env, name) > old)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* The send ring entry of @qp at free-running index @index. */
+static struct stellar_sq_wqe *send_entry(struct ibv_qp *qp, uint32_t index)
+{
+	struct stellar_uring *ring = &to_stellar_qp(qp)->sq.ring;
+	uint32_t slot = index & (ring->num_entries - 1);
+
+	return (struct stellar_sq_wqe *)((uint8_t *)ring->hdr +
+					 STELLAR_RING_HDR_SIZE +
+					 (size_t)slot * ring->entry_size);
+}
+
+/*
+ * Rewrite a posted send WQE the way a hostile process would: inline data
+ * of the longest length the QP allows, other SGE count and contents, and
+ * another wr_id.
+ */
+static void scribble(struct stellar_sq_wqe *wqe, uint32_t max_inline)
+{
+	wqe->wr_id = ~wqe->wr_id;
+	wqe->flags |= STELLAR_WQE_INLINE;
+	wqe->inline_len = max_inline;
+	wqe->num_sge = 2;
+	memset(wqe + 1, 0xee, max_inline);
+}
+
+/* Offset of the first byte where @a and @b differ, or @len. */
+static size_t first_difference(const uint8_t *a, const uint8_t *b,
+			       size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && a[i] == b[i]; i++)
+		;
+	return i;
+}
+
+/*
+ * Post a SEND of @len bytes (@inl: inline) that the responder, with no
+ * receive posted, RNR NAKs; rewrite its ring entry, then post the receive.
+ */
+static void rewrite_case(struct env *env, const char *what, bool inl,
+			 uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)env->local, .length = len,
+		.lkey = env->local_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0x5e4d, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | (inl ? IBV_SEND_INLINE : 0),
+	};
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)env->target, .length = BUF_SIZE,
+		.lkey = env->target_mr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_recv_wr *bad_rwr;
+	struct ibv_send_wr *bad_wr;
+	unsigned long long naks;
+	struct end req, resp;
+	struct ibv_wc wc;
+	size_t diff;
+	bool got;
+	int i;
+
+	for (i = 0; i < BUF_SIZE; i++)
+		env->local[i] = (uint8_t)(i * 7 + 1);
+	memset(env->target, PATTERN, BUF_SIZE);
+	connect_pair(env, &req, &resp);
+	naks = dev_stat(env, "naks_rcvd");
+	if (ibv_post_send(req.qp, &wr, &bad_wr))
+		die("ibv_post_send");
+	check(dev_stat_grows(env, "naks_rcvd", naks),
+	      "%s: RNR NAKed while no receive is posted", what);
+	scribble(send_entry(req.qp, to_stellar_qp(req.qp)->sq.ring.head - 1),
+		 64);
+	if (ibv_post_recv(resp.qp, &rwr, &bad_rwr))
+		die("ibv_post_recv");
+	got = poll_one(resp.cq, &wc);
+	diff = first_difference(env->target, env->local, len);
+	check(got && wc.status == IBV_WC_SUCCESS && wc.byte_len == len &&
+	      diff == len && buf_is(env->target + len, BUF_SIZE - len, PATTERN),
+	      "%s: the responder received the %u bytes posted "
+	      "(%s, %u bytes, first difference at %zu: %02x)", what, len,
+	      got ? ibv_wc_status_str(wc.status) : "no completion",
+	      got ? wc.byte_len : 0, diff,
+	      diff < BUF_SIZE ? env->target[diff] : 0);
+	if (diff < len && len >= 320) {
+		printf("    received bytes 256..319:");
+		for (i = 256; i < 320; i++)
+			printf("%s%02x", i % 16 ? "" : "\n     ", env->target[i]);
+		putchar('\n');
+	}
+	got = poll_one(req.cq, &wc);
+	check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == 0x5e4d,
+	      "%s: requester completion '%s', wr_id %#llx", what,
+	      got ? ibv_wc_status_str(wc.status) : "none",
+	      got ? (unsigned long long)wc.wr_id : 0ULL);
+	destroy_end(&req);
+	destroy_end(&resp);
+}
+
+/*
+ * A READ written straight into the send ring with the inline flag and 255
+ * SGEs (ibv_post_send refuses both) fails with IBV_WC_LOC_QP_OP_ERR: its
+ * response would land in SGEs that an inline WQE does not carry.
+ */
+static void inline_read_case(struct env *env)
+{
+	struct stellar_sq_wqe *wqe;
+	struct stellar_uring *ring;
+	struct end req, resp;
+	struct stellar_qp *qp;
+	struct ibv_wc wc;
+	bool got;
+
+	connect_pair(env, &req, &resp);
+	qp = to_stellar_qp(req.qp);
+	ring = &qp->sq.ring;
+	wqe = send_entry(req.qp, ring->head);
+	memset(wqe, 0, ring->entry_size);
+	wqe->wr_id = 0x7ead;
+	wqe->opcode = IBV_WR_RDMA_READ;
+	wqe->flags = STELLAR_WQE_INLINE | STELLAR_WQE_SIGNALED;
+	wqe->inline_len = 64;
+	wqe->num_sge = 255;
+	wqe->u.rdma.remote_addr = (uintptr_t)env->target;
+	wqe->u.rdma.rkey = env->target_mr->rkey;
+	ring->head++;
+	__atomic_store_n(&ring->hdr->producer, ring->head, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!(__atomic_load_n(&ring->hdr->flags, __ATOMIC_RELAXED) &
+	      STELLAR_RING_POLLED) && qp->ring_doorbell(qp))
+		die("send doorbell");
+	got = poll_one(req.cq, &wc);
+	check(got && wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 0x7ead,
+	      "inline READ in the ring: requester completion '%s' "
+	      "(expected '%s')", got ? ibv_wc_status_str(wc.status) : "none",
+	      ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+	destroy_end(&req);
+	destroy_end(&resp);
+}
+
+static void test_rewrite(struct env *env)
+{
+	rewrite_case(env, "inline SEND rewritten under RNR", true, 32);
+	rewrite_case(env, "SGE SEND rewritten under RNR", false, 1024);
+	inline_read_case(env);
+}
+
 static void test_still_works(struct env *env)
 {
 	struct ibv_sge sge = {
@@ -479,6 +671,7 @@ int main(int argc, char **argv)
 	test_remote_access(&env);
 	test_refused(&env);
 	test_flush(&env);
+	test_rewrite(&env);
 	test_still_works(&env);
 
 	ibv_dereg_mr(env.plain_mr);
