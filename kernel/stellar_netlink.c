@@ -390,6 +390,12 @@ static int stellar_dump_qp(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/*
+ * Devices resolve only in the requester's namespace, so the requester's
+ * CAP_NET_ADMIN there (GENL_UNS_ADMIN_PERM) is CAP_NET_ADMIN in the
+ * device's: needed for changes and for per-QP detail (QP numbers and
+ * PSNs are what an injected packet must match).
+ */
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_GET_DEV,
@@ -399,7 +405,7 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_SET_DEV,
 		.doit = stellar_cmd_set_dev,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = STELLAR_CMD_GET_PARAMS,
@@ -412,7 +418,7 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_SET_QP,
 		.doit = stellar_cmd_set_qp,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
@@ -422,6 +428,7 @@ static const struct genl_ops stellar_genl_full_ops[] = {
 		.cmd = STELLAR_CMD_GET_QP,
 		.start = stellar_dump_qp_start,
 		.dumpit = stellar_dump_qp,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
