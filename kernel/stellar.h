@@ -389,7 +389,8 @@ int stellar_newlink(const char *ibdev_name, struct net_device *ndev);
 void stellar_remove_all(void);
 void stellar_dealloc_driver(struct ib_device *ibdev);
 struct stellar_dev *stellar_dev_find_by_ndev_rcu(struct net_device *ndev);
-struct stellar_dev *stellar_dev_get_by_name(const char *name);
+struct stellar_dev *stellar_dev_get_by_name(struct net *net,
+					    const char *name);
 u64 stellar_read_counter(struct stellar_dev *sdev, enum stellar_genl_stat stat);
 enum ib_port_state stellar_port_state(struct stellar_dev *sdev);
 
@@ -485,6 +486,8 @@ int stellar_proc_init(void);
 void stellar_proc_exit(void);
 void stellar_proc_add_dev(struct stellar_dev *sdev);
 void stellar_proc_del_dev(struct stellar_dev *sdev);
+bool stellar_proc_may_see_qps(const struct file *file,
+			      struct stellar_dev *sdev);
 const char *stellar_stat_name(enum stellar_genl_stat stat);
 
 /* stellar_netlink.c */

@@ -43,18 +43,21 @@ struct stellar_dev *stellar_dev_find_by_ndev_rcu(struct net_device *ndev)
 
 /**
  * stellar_dev_get_by_name() - look a device up by its ib_device name
+ * @net: the network namespace the device's netdev must be in
  * @name: e.g. "stellar0"
  *
  * Return: the device with a registration reference (release it with
- * ib_device_put()), or NULL if there is none or it is being removed.
+ * ib_device_put()), or NULL if @net has none of that name or it is being
+ * removed.
  */
-struct stellar_dev *stellar_dev_get_by_name(const char *name)
+struct stellar_dev *stellar_dev_get_by_name(struct net *net, const char *name)
 {
 	struct stellar_dev *sdev, *found = NULL;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
 		if (!strcmp(dev_name(&sdev->ibdev.dev), name) &&
+		    net_eq(dev_net(sdev->ndev), net) &&
 		    ib_device_try_get(&sdev->ibdev)) {
 			found = sdev;
 			break;

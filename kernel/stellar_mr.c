@@ -3,12 +3,16 @@
  * virtio-stellar: memory regions, their keys, and copies to and from them.
  *
  * A key is (index << 8) | variant: the index names the region in the
- * device's MR table, the low byte is what fast registration rotates.  A
- * key is valid only while the region's current key equals it.
+ * device's MR table, the low byte is random at registration and is what
+ * fast registration rotates.  A key is valid only while the region's
+ * current key equals it, so a peer that guesses an index still has to
+ * guess the byte.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include <linux/bitfield.h>
 #include <linux/highmem.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "stellar.h"
@@ -17,9 +21,21 @@
 
 #define STELLAR_MR_INDEX_MAX	STELLAR_MAX_MR
 
+#define STELLAR_KEY_INDEX	GENMASK(31, 8)
+#define STELLAR_KEY_VARIANT	GENMASK(7, 0)
+
+static_assert(STELLAR_MR_INDEX_MAX <= STELLAR_KEY_INDEX >> 8);
+
 static u32 stellar_key_index(u32 key)
 {
-	return key >> 8;
+	return FIELD_GET(STELLAR_KEY_INDEX, key);
+}
+
+/* A fresh key for MR table slot @index, with an unpredictable low byte. */
+static u32 stellar_key_new(u32 index)
+{
+	return FIELD_PREP(STELLAR_KEY_INDEX, index) |
+	       FIELD_PREP(STELLAR_KEY_VARIANT, get_random_u8());
 }
 
 /*
@@ -35,8 +51,8 @@ static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 			   XA_LIMIT(1, STELLAR_MR_INDEX_MAX), GFP_KERNEL);
 	if (ret)
 		return ret == -EBUSY ? -ENOMEM : ret;
-	mr->ibmr.lkey = index << 8;
-	mr->ibmr.rkey = index << 8;
+	mr->ibmr.lkey = stellar_key_new(index);
+	mr->ibmr.rkey = mr->ibmr.lkey;
 	if (mr->pvdma)
 		stellar_pvdma_set_owner(mr->pvdma, mr->ibmr.lkey, mr->ibmr.pd,
 					mr->access, mr->iova);

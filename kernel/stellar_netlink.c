@@ -122,7 +122,8 @@ static struct stellar_dev *stellar_genl_dev(struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, STELLAR_ATTR_DEV_NAME))
 		return ERR_PTR(-EINVAL);
-	sdev = stellar_dev_get_by_name(nla_data(info->attrs[STELLAR_ATTR_DEV_NAME]));
+	sdev = stellar_dev_get_by_name(genl_info_net(info),
+				       nla_data(info->attrs[STELLAR_ATTR_DEV_NAME]));
 	if (!sdev) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[STELLAR_ATTR_DEV_NAME],
@@ -156,13 +157,17 @@ out:
 	return ret;
 }
 
+/* Every device of the requester's network namespace. */
 static int stellar_dump_dev(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	long skip = cb->args[0], index = 0;
+	struct net *net = sock_net(skb->sk);
 	struct stellar_dev *sdev;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
+		if (!net_eq(dev_net(sdev->ndev), net))
+			continue;
 		if (index++ < skip)
 			continue;
 		if (stellar_fill_dev(skb, sdev, NETLINK_CB(cb->skb).portid,
@@ -331,7 +336,7 @@ static struct stellar_dev *stellar_dump_dev_get(struct netlink_callback *cb)
 		NL_SET_ERR_MSG(cb->extack, "a device name is required");
 		return ERR_PTR(-EINVAL);
 	}
-	sdev = stellar_dev_get_by_name(nla_data(name));
+	sdev = stellar_dev_get_by_name(sock_net(cb->skb->sk), nla_data(name));
 	if (!sdev) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, name, "no such stellar device");
 		return ERR_PTR(-ENODEV);
@@ -385,6 +390,12 @@ static int stellar_dump_qp(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/*
+ * Devices resolve only in the requester's namespace, so the requester's
+ * CAP_NET_ADMIN there (GENL_UNS_ADMIN_PERM) is CAP_NET_ADMIN in the
+ * device's: needed for changes and for per-QP detail (QP numbers and
+ * PSNs are what an injected packet must match).
+ */
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_GET_DEV,
@@ -394,7 +405,7 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_SET_DEV,
 		.doit = stellar_cmd_set_dev,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = STELLAR_CMD_GET_PARAMS,
@@ -407,7 +418,7 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_SET_QP,
 		.doit = stellar_cmd_set_qp,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 
@@ -417,6 +428,7 @@ static const struct genl_ops stellar_genl_full_ops[] = {
 		.cmd = STELLAR_CMD_GET_QP,
 		.start = stellar_dump_qp_start,
 		.dumpit = stellar_dump_qp,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 

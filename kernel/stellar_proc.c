@@ -6,7 +6,9 @@
  *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
  *   /proc/stellar/<dev>/settings   the device's tunables
  *   /proc/stellar/<dev>/qps        every QP with its transport counters
- *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c)
+ *                                  (CAP_NET_ADMIN in the device's netns)
+ *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c);
+ *                                  its per-QP lines as for qps
  *   /proc/stellar/pvdma_stats      PVDMA, a section per device
  *   /proc/stellar/emtt_stats       eMTT, a section per device
  *
@@ -14,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
@@ -137,6 +140,41 @@ static int stellar_qps_show(struct seq_file *m, void *v)
 }
 
 /**
+ * stellar_proc_may_see_qps() - may the opener of @file see QP details?
+ * @file: an open /proc/stellar file
+ * @sdev: the device whose QPs would be shown
+ *
+ * QP numbers, PSNs and source ports are what a host needs to inject
+ * packets into a connection, so they are shown only to whoever may
+ * administer the device's network namespace: CAP_NET_ADMIN in its owning
+ * user namespace, judged by the credentials the file was opened with.
+ *
+ * Return: true if the details may be shown.
+ */
+bool stellar_proc_may_see_qps(const struct file *file,
+			      struct stellar_dev *sdev)
+{
+	return file_ns_capable(file, dev_net(sdev->ndev)->user_ns,
+			       CAP_NET_ADMIN);
+}
+
+static int stellar_qps_open(struct inode *inode, struct file *file)
+{
+	struct stellar_dev *sdev = pde_data(inode);
+
+	if (!stellar_proc_may_see_qps(file, sdev))
+		return -EPERM;
+	return single_open(file, stellar_qps_show, sdev);
+}
+
+static const struct proc_ops stellar_qps_proc_ops = {
+	.proc_open = stellar_qps_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+/**
  * stellar_proc_add_dev() - create /proc/stellar/<dev>/
  * @sdev: a registered device
  *
@@ -156,8 +194,8 @@ void stellar_proc_add_dev(struct stellar_dev *sdev)
 	if (!proc_create_single_data("settings", 0444, sdev->proc_dir,
 				     stellar_settings_show, sdev))
 		goto fail;
-	if (!proc_create_single_data("qps", 0444, sdev->proc_dir,
-				     stellar_qps_show, sdev))
+	if (!proc_create_data("qps", 0400, sdev->proc_dir,
+			      &stellar_qps_proc_ops, sdev))
 		goto fail;
 	return;
 fail:

@@ -317,7 +317,8 @@ static void spray_show_dev(struct seq_file *m, struct stellar_dev *sdev,
 		   READ_ONCE(sdev->settings.spray_paths), snap->qps);
 	spray_show_paths(m, snap);
 	spray_show_ooo(m, snap);
-	spray_show_qps(m, sdev);
+	if (stellar_proc_may_see_qps(m->file, sdev))
+		spray_show_qps(m, sdev);
 }
 
 /*

@@ -4,7 +4,8 @@
 #
 # Devices in network namespaces (rdma core in shared netns mode): one
 # device in ns1 and one in ns2 at once, each with its own UDP 4791
-# socket, plus one in init_net; removing a namespace removes its device.
+# socket, plus one in init_net; stellar-tool in a namespace sees its
+# device only; removing a namespace removes its device.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
@@ -62,6 +63,15 @@ done
 wait_for 15 ib_has_gid stellar0 ::ffff:10.30.0.1
 wait_for 15 ib_has_gid stellar1 ::ffff:10.31.0.1
 wait_for 15 ib_has_gid stellar2 ::ffff:10.32.0.1
+
+log "stellar-tool in ns1 sees stellar1 only"
+TOOL=$STELLAR_REPO/tools/stellar-tool
+out=$(ip netns exec ns1 "$TOOL" status 2>&1) || fail "status in ns1: $out"
+assert_contains "$out" "stellar1 (index " "status in ns1"
+assert_not_contains "$out" "stellar0" "status in ns1"
+assert_not_contains "$out" "stellar2" "status in ns1"
+assert_contains "$(ip netns exec ns1 "$TOOL" qps --device stellar1)" \
+	"qp 1: type GSI" "qps in ns1"
 
 log "deleting ns1 removes stellar1 only"
 ip netns del ns1

@@ -256,9 +256,10 @@ write_ext() {
 }
 
 # Direct placement: a WRITE ahead of a gap lands in memory at once;
-# placement headers with a bad R_Key, beyond the MR, disagreeing with the
-# RETH or with a misaligned offset are dropped and counted, and write
-# nothing; when the gap fills, the placed WRITE completes in order.
+# placement headers with a bad R_Key (index or key byte), beyond the MR,
+# disagreeing with the RETH or with a misaligned offset are dropped and
+# counted, and write nothing; when the gap fills, the placed WRITE
+# completes in order.
 ext_placement() {
 	local qpn=$1 va rkey bad
 
@@ -276,7 +277,9 @@ ext_placement() {
 	write_ext "$qpn" 0x105 $((va + 4096 - 8)) "$rkey" "$bad"
 	write_ext "$qpn" 0x106 $((va + 3072)) "$rkey" "$bad" --xva $((va + 3000))
 	write_ext "$qpn" 0x107 $((va + 3072)) "$rkey" "$bad" --offset 1024
-	wait_for 10 qp_stat_is "$qpn" drop_place 4
+	# The right MR index with another key byte.
+	write_ext "$qpn" 0x108 $((va + 3072)) $((rkey ^ 0x5a)) "$bad"
+	wait_for 10 qp_stat_is "$qpn" drop_place 5
 	qp_cmd "peek 3000 1096"
 	assert_not_contains "$QP_REPLY" "!" "memory after bad placement headers"
 	assert_eq "$(qp_stat "$qpn" ooo_placed)" 1 "ooo_placed after bad headers"
@@ -286,7 +289,7 @@ ext_placement() {
 	wait_for 10 qp_stat_is "$qpn" epsn $((0x104))
 	qp_cmd "peek 1024 14"
 	assert_eq "$QP_REPLY" "peek the gap filled" "the WRITE that filled the gap"
-	log "WRITE placed ahead of a gap; 4 bad placement headers dropped"
+	log "WRITE placed ahead of a gap; 5 bad placement headers dropped"
 }
 
 # Direct placement of a SEND: its LAST packet, ahead of the gap, lands in

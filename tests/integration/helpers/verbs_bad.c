@@ -3,7 +3,9 @@
  * verbs_bad: bad requests from a process against a stellar device, each on
  * a fresh RC QP pair connected to itself through the device (loopback):
  *
- *   - RDMA WRITE with a wrong R_Key, beyond the end of the MR, or into an
+ *   - the low (key) byte of R_Keys differs between registrations;
+ *   - RDMA WRITE with a wrong R_Key (also one with the right MR index and
+ *     another key byte), beyond the end of the MR, or into an
  *     MR without remote write access; RDMA READ from an MR without remote
  *     read access; an atomic on an MR without remote atomic access: the
  *     requester gets IBV_WC_REM_ACCESS_ERR, the responder's memory is
@@ -276,6 +278,11 @@ static void test_remote_access(struct env *env)
 	wr.wr.rdma.rkey = env->target_mr->rkey ^ 0x5500;
 	remote_error_case(env, "WRITE with a wrong R_Key", &wr,
 			  IBV_WC_REM_ACCESS_ERR);
+
+	wr.wr_id = 6;
+	wr.wr.rdma.rkey = env->target_mr->rkey ^ 0x5a;
+	remote_error_case(env, "WRITE with the right index but another key byte",
+			  &wr, IBV_WC_REM_ACCESS_ERR);
 
 	wr.wr_id = 2;
 	wr.wr.rdma.remote_addr = (uintptr_t)env->target + BUF_SIZE - 256;
@@ -614,6 +621,40 @@ static void test_still_works(struct env *env)
 	destroy_end(&resp);
 }
 
+/*
+ * The low byte of a key must not be predictable: among KEY_SAMPLES
+ * registrations of one buffer, at least KEY_BYTES_MIN different ones
+ * (random bytes give about 56; a constant byte gives 1).
+ */
+#define KEY_SAMPLES	64
+#define KEY_BYTES_MIN	16
+
+static void test_key_bytes(struct env *env)
+{
+	struct ibv_mr *mr[KEY_SAMPLES];
+	bool seen[256] = { false };
+	int i, distinct = 0, same = 0;
+
+	for (i = 0; i < KEY_SAMPLES; i++) {
+		mr[i] = ibv_reg_mr(env->pd, env->plain, BUF_SIZE,
+				   IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE);
+		if (!mr[i])
+			die("ibv_reg_mr");
+		same += mr[i]->lkey == mr[i]->rkey;
+		if (!seen[mr[i]->rkey & 0xff])
+			distinct++;
+		seen[mr[i]->rkey & 0xff] = true;
+	}
+	for (i = 0; i < KEY_SAMPLES; i++)
+		ibv_dereg_mr(mr[i]);
+	check(distinct >= KEY_BYTES_MIN,
+	      "R_Keys of %d registrations have %d different low bytes (at least %d)",
+	      KEY_SAMPLES, distinct, KEY_BYTES_MIN);
+	check(same == KEY_SAMPLES, "L_Key equals R_Key for %d of %d registrations",
+	      same, KEY_SAMPLES);
+}
+
 static struct ibv_context *open_device(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -668,6 +709,7 @@ int main(int argc, char **argv)
 	env.target_mr = reg(&env, env.target, remote);
 	env.plain_mr = reg(&env, env.plain, IBV_ACCESS_LOCAL_WRITE);
 
+	test_key_bytes(&env);
 	test_remote_access(&env);
 	test_refused(&env);
 	test_flush(&env);
