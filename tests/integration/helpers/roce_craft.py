@@ -302,6 +302,11 @@ def case_psn(path, args):
                                b"\xee" * 64))
 
 
+def case_ack(path, args):
+    for _ in range(args.count):
+        path.send(valid_packet(RC_ACKNOWLEDGE, args.qpn, args.psn, b""))
+
+
 def case_random(path, args):
     rng = random.Random(args.seed)
     for _ in range(args.count):
@@ -344,7 +349,7 @@ CASES = {
     "bad-opcode": case_bad_opcode, "bad-length": case_bad_length,
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
-    "write": case_write, "xhdr-bad": case_xhdr_bad,
+    "write": case_write, "xhdr-bad": case_xhdr_bad, "ack": case_ack,
 }
 
 

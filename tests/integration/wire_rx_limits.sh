@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Receive limits and delivery.  stellar0 sits on veth0 (10.50.0.1), whose
+# peer end is in netns ns1 (10.50.0.2), from where helpers/roce_craft.py
+# sends crafted packets.  RC QPs are held by helpers/wire_qp.c.
+#
+# - Floods at a QP in INIT (SENDs), in RTR (ACKs) and at a QP in RTS from
+#   an address other than its peer's are dropped before anything is
+#   queued (drop_state, drop_source; the device's rx_queued_bytes_max
+#   stays 0).
+# - A SEND whose payload is longer than the path MTU (1024) is dropped
+#   (drop_header), not received.
+# - With the rx_queue_bytes cap at its minimum a flood is cut at the cap:
+#   rx_drop_queue_full counts, rx_queued_bytes_max never exceeds the cap,
+#   rx_queued_bytes returns to 0.
+# stellar-test: vms=1 timeout=600
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+HELPERS=$STELLAR_REPO/tests/integration/helpers
+CRAFT=$HELPERS/roce_craft.py
+WIRE_QP=/tmp/wire_qp
+A_IP=10.50.0.1 PEER=10.50.0.2 STRANGER=10.50.0.3
+CAP=/sys/module/virtio_stellar/parameters/rx_queue_bytes
+declare -A QPN QP_FD
+
+# craft SRC DST CASE [ARGS...]: crafted packets from ns1; prints how many
+# were sent.
+craft() {
+	local src=$1 dst=$2 out
+
+	shift 2
+	out=$(ip netns exec ns1 python3 "$CRAFT" "$@" --src "$src" \
+		--dst "$dst" 2>>"$STELLAR_OUT/craft.log") ||
+		fail "roce_craft.py $* failed:"$'\n'"$(tail -5 "$STELLAR_OUT/craft.log")"
+	echo "$out" | tail -n 1
+}
+
+# qp_stat DEV QPN NAME: counter NAME of a QP in /proc/stellar/DEV/qps.
+qp_stat() {
+	awk -v qp="qp $2:" -v n="$3:" '
+		$1 == "qp" { inqp = ($1 " " $2 == qp) }
+		inqp && $1 == n { print $2; found = 1 }
+		END { if (!found) exit 1 }' "/proc/stellar/$1/qps" ||
+		fail "no counter $3 of QP $2 in /proc/stellar/$1/qps"
+}
+
+qp_stat_is() {
+	[ "$(qp_stat "$1" "$2" "$3")" = "$4" ]
+}
+
+stat_is() {
+	[ "$(stellar_stat "$1" "$2")" = "$3" ]
+}
+
+stat_at_least() {
+	[ "$(stellar_stat "$1" "$2")" -ge "$3" ]
+}
+
+# start_qp NAME DEV LOCAL_IP PEER_IP REMOTE_QPN RQ_PSN [STATE]: a wire_qp
+# QP; its number goes to QPN[NAME], qp_cmd NAME talks to it.
+start_qp() {
+	local name=$1 dev=$2 gid fifo=/tmp/wire_qp.$1 err=$STELLAR_OUT/wire_qp.$1.err
+	local fd
+
+	gid=$(gid_index "$dev" "$3")
+	mkfifo "$fifo"
+	"$WIRE_QP" "$dev" "$gid" "$4" "$5" "$6" "${7:-rts}" <"$fifo" \
+		>"$fifo.out" 2>"$err" &
+	exec {fd}>"$fifo"
+	QP_FD[$name]=$fd
+	for _ in $(seq 150); do
+		grep -q '^qpn ' "$fifo.out" && break
+		sleep 0.2
+	done
+	grep -q '^qpn ' "$fifo.out" ||
+		fail "wire_qp $name did not start: $(cat "$err")"
+	QPN[$name]=$(awk '$1 == "qpn" { print $2 }' "$fifo.out")
+	log "QP $name: $dev QPN ${QPN[$name]} ${7:-rts}, peer $4"
+}
+
+lines_above() {
+	[ "$(wc -l <"$1")" -gt "$2" ]
+}
+
+# qp_cmd NAME COMMAND: the answer of wire_qp NAME goes to QP_REPLY.
+qp_cmd() {
+	local out=/tmp/wire_qp.$1.out n
+
+	n=$(wc -l <"$out")
+	echo "$2" >&"${QP_FD[$1]}"
+	wait_for 60 lines_above "$out" "$n"
+	QP_REPLY=$(tail -n 1 "$out")
+}
+
+stop_qps() {
+	local name
+
+	for name in "${!QP_FD[@]}"; do
+		echo quit >&"${QP_FD[$name]}"
+		eval "exec ${QP_FD[$name]}>&-"
+	done
+	wait
+}
+
+setup_network() {
+	sysctl -qw net.core.netdev_max_backlog=100000
+	ip netns add ns1
+	ip link add veth0 type veth peer name veth0p
+	ip link set veth0p netns ns1
+	ip addr add "$A_IP/24" dev veth0
+	ip link set veth0 up
+	ip -n ns1 addr add "$PEER/24" dev veth0p
+	ip -n ns1 link set veth0p up
+	ip -n ns1 link set lo up
+	wait_for 10 ip netns exec ns1 ping -c 1 -W 1 "$A_IP"
+	rdma link add stellar0 type stellar netdev veth0
+	wait_for 15 ib_port_state_is stellar0 PORT_ACTIVE
+	gcc -O2 -Wall -o "$WIRE_QP" "$HELPERS/wire_qp.c" -libverbs ||
+		fail "cannot build helpers/wire_qp.c"
+}
+
+# flood NAME COUNTER SRC CASE [ARGS...]: crafted packets at QP NAME of
+# stellar0 must each be counted under COUNTER before anything is queued.
+flood() {
+	local name=$1 counter=$2 src=$3 qpn=${QPN[$1]} sent
+
+	shift 3
+	sent=$(craft "$src" "$A_IP" "$@" --qpn "$qpn" --count 300)
+	wait_for 60 qp_stat_is stellar0 "$qpn" "$counter" "$sent"
+	assert_eq "$(stellar_stat stellar0 rx_queued_bytes_max)" 0 \
+		"bytes ever queued after $sent packets at QP $name ($counter)"
+	log "QP $name: $sent packets ($*) dropped before queueing as $counter"
+}
+
+# Cheap checks before the backlog.
+early_drops() {
+	start_qp init stellar0 "$A_IP" "$PEER" 0x777 0x100 init
+	flood init drop_state "$PEER" psn --psn 0x100
+	start_qp rtr stellar0 "$A_IP" "$PEER" 0x777 0x100 rtr
+	flood rtr drop_state "$PEER" ack --psn 0
+	start_qp q stellar0 "$A_IP" "$PEER" 0x777 0x100
+	flood q drop_source "$STRANGER" psn --psn 0x100
+	qp_cmd q "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "QP q after the floods"
+}
+
+# A payload beyond the path MTU (1024) is dropped.
+over_mtu() {
+	local qpn=${QPN[q]}
+
+	craft "$PEER" "$A_IP" send --qpn "$qpn" --psn 0x100 --data big \
+		--fill 1100 >/dev/null
+	wait_for 30 qp_stat_is stellar0 "$qpn" drop_header 1
+	qp_cmd q "poll 1"
+	assert_eq "$QP_REPLY" "completions 0" "QP q after an 1100-byte SEND"
+	craft "$PEER" "$A_IP" send --qpn "$qpn" --psn 0x100 --data fits \
+		--fill 1024 >/dev/null
+	qp_cmd q "poll 20"
+	assert_contains "$QP_REPLY" "completion status 0 opcode 128 byte_len 1024" \
+		"a 1024-byte SEND"
+	log "an 1100-byte SEND over a 1024 path MTU was dropped"
+}
+
+# The device's backlog stops at rx_queue_bytes.
+byte_cap() {
+	local qpn=${QPN[q]} max sent rx full
+
+	max=$(stellar_stat stellar0 rx_queued_bytes_max)
+	[ "$max" -gt 4096 ] || max=4096
+	full=$(stellar_stat stellar0 rx_drop_queue_full)
+	echo 4096 >"$CAP" || fail "cannot set rx_queue_bytes"
+	rx=$(stellar_stat stellar0 rx_packets)
+	sent=$(craft "$PEER" "$A_IP" psn --qpn "$qpn" --psn 0x900100 \
+		--count 2000)
+	wait_for 60 stat_at_least stellar0 rx_packets $((rx + sent))
+	wait_for 30 stat_is stellar0 rx_queued_bytes 0
+	full=$(($(stellar_stat stellar0 rx_drop_queue_full) - full))
+	[ "$full" -gt 0 ] ||
+		fail "$sent packets with a 4096-byte cap: rx_drop_queue_full did not grow"
+	[ "$(stellar_stat stellar0 rx_queued_bytes_max)" -le "$max" ] ||
+		fail "rx_queued_bytes_max $(stellar_stat stellar0 rx_queued_bytes_max) beyond the cap 4096"
+	echo 67108864 >"$CAP"
+	log "$sent packets: $full beyond the 4096-byte cap dropped; at most $(stellar_stat stellar0 rx_queued_bytes_max) bytes queued"
+}
+
+assert_ok python3 "$CRAFT" selftest
+stellar_load
+setup_network
+early_drops
+over_mtu
+byte_cap
+stop_qps
+
+rdma link delete stellar0
+ip netns del ns1
+stellar_unload
+log "wire_rx_limits OK"
