@@ -557,7 +557,7 @@ int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 		     u32 payload_len);
 int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 		    struct stellar_tx_pkt *tp, u16 sport);
-int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb);
+int stellar_tx_loopback_rcv(struct sk_buff *skb);
 
 /* stellar_req.c */
 void stellar_req_work(struct work_struct *work);
