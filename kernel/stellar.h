@@ -302,6 +302,7 @@ struct stellar_qp {
  * @valid: the key may be used (fast registration MRs: registered)
  * @ref: references held by copies in progress
  * @released: completed when @ref drops to zero
+ * @copies: copies past the key check; invalidation waits for them
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
@@ -316,6 +317,7 @@ struct stellar_mr {
 	bool valid;
 	refcount_t ref;
 	struct completion released;
+	atomic_t copies;
 };
 
 static inline struct stellar_dev *to_sdev(struct ib_device *ibdev)
