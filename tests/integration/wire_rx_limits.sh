@@ -45,17 +45,8 @@ craft() {
 	echo "$out" | tail -n 1
 }
 
-# qp_stat DEV QPN NAME: counter NAME of a QP in /proc/stellar/DEV/qps.
-qp_stat() {
-	awk -v qp="qp $2:" -v n="$3:" '
-		$1 == "qp" { inqp = ($1 " " $2 == qp) }
-		inqp && $1 == n { print $2; found = 1 }
-		END { if (!found) exit 1 }' "/proc/stellar/$1/qps" ||
-		fail "no counter $3 of QP $2 in /proc/stellar/$1/qps"
-}
-
 qp_stat_is() {
-	[ "$(qp_stat "$1" "$2" "$3")" = "$4" ]
+	[ "$(stellar_qp_stat "$1" "$2" "$3")" = "$4" ]
 }
 
 stat_is() {
@@ -251,7 +242,7 @@ loopback() {
 		"QP t after a SEND from $B_IP"
 	wait_for 30 stat_at_least stellar1 rx_packets $((b0 + 1))
 	sleep 0.5
-	assert_eq "$(qp_stat stellar0 "${QPN[v]}" rx_packets)" 0 \
+	assert_eq "$(stellar_qp_stat stellar0 "${QPN[v]}" rx_packets)" 0 \
 		"stellar0's QP v (${QPN[v]}) after the ACK to $B_IP"
 	log "an ACK sent to $B_IP over the loopback path went to stellar1"
 }
