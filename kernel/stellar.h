@@ -62,6 +62,8 @@
 #define STELLAR_EMTT_CACHE_SIZE_MAX	1024
 #define STELLAR_DB_POLL_INTERVAL_MIN	0
 #define STELLAR_DB_POLL_INTERVAL_MAX	1000000
+#define STELLAR_RX_QUEUE_BYTES_MIN	4096
+#define STELLAR_RX_QUEUE_BYTES_MAX	(1 << 30)
 #define STELLAR_PIN_MODE_DEFAULT	STELLAR_PIN_LAZY
 
 /**
@@ -117,6 +119,9 @@ struct stellar_pvdma_mr;
  * @proc_name: the name @proc_dir was created with
  * @spray: packet spray statistics (stellar_spray_dev.c)
  * @mem: PVDMA and eMTT state (stellar_mem.h)
+ * @rx_queued: truesize of the received skbs queued for the QPs' receive
+ *	work, capped by the rx_queue_bytes module parameter
+ * @rx_queued_max: the most @rx_queued ever was
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -142,6 +147,8 @@ struct stellar_dev {
 	char proc_name[IB_DEVICE_NAME_MAX];
 	struct stellar_spray_dev_stats spray;
 	struct stellar_mem *mem;
+	atomic_long_t rx_queued;
+	atomic_long_t rx_queued_max;
 };
 
 struct stellar_ucontext {
@@ -300,6 +307,7 @@ struct stellar_qp {
  * @ref: references held by copies in progress
  * @released: completed when @ref drops to zero
  * @rcu: frees the MR after the lookups that may still see it (stellar_mr_get)
+ * @copies: copies past the key check; invalidation waits for them
  */
 struct stellar_mr {
 	struct ib_mr ibmr;
@@ -315,6 +323,7 @@ struct stellar_mr {
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;
+	atomic_t copies;
 };
 
 /*
@@ -380,6 +389,7 @@ static inline void stellar_count(struct stellar_dev *sdev,
 
 /* stellar_main.c: module parameters, the defaults for new devices */
 void stellar_default_settings(struct stellar_settings *settings);
+u32 stellar_rx_queue_bytes(void);
 
 /* stellar_device.c */
 extern struct list_head stellar_dev_list;

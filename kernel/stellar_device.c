@@ -82,6 +82,8 @@ static bool stellar_ndev_taken(struct net_device *ndev)
  * @sdev: device
  * @stat: which counter
  *
+ * The receive backlog gauges are device-wide atomics, not per-CPU.
+ *
  * Return: the counter's value.
  */
 u64 stellar_read_counter(struct stellar_dev *sdev, enum stellar_genl_stat stat)
@@ -89,6 +91,10 @@ u64 stellar_read_counter(struct stellar_dev *sdev, enum stellar_genl_stat stat)
 	u64 sum = 0;
 	int cpu;
 
+	if (stat == STELLAR_STAT_RX_QUEUED_BYTES)
+		return atomic_long_read(&sdev->rx_queued);
+	if (stat == STELLAR_STAT_RX_QUEUED_MAX)
+		return atomic_long_read(&sdev->rx_queued_max);
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(sdev->counters, cpu)->val[stat]);
 	return sum;

@@ -55,6 +55,13 @@ static struct stellar_param param_db_poll_interval = {
 	.value = 0,
 };
 
+static struct stellar_param param_rx_queue_bytes = {
+	.name = "rx_queue_bytes",
+	.min = STELLAR_RX_QUEUE_BYTES_MIN,
+	.max = STELLAR_RX_QUEUE_BYTES_MAX,
+	.value = 64 << 20,
+};
+
 static bool stellar_param_ok(const struct stellar_param *param, u32 val)
 {
 	return val >= param->min && val <= param->max;
@@ -107,6 +114,10 @@ module_param_cb(db_poll_interval, &stellar_param_ops,
 		&param_db_poll_interval, 0644);
 MODULE_PARM_DESC(db_poll_interval,
 		 "Doorbell poller period in microseconds (0..1000000, 0 = syscall doorbell, default 0)");
+module_param_cb(rx_queue_bytes, &stellar_param_ops, &param_rx_queue_bytes,
+		0644);
+MODULE_PARM_DESC(rx_queue_bytes,
+		 "Bytes (skb truesize) of received packets a device holds queued for its QPs (4096..1073741824, default 67108864)");
 
 static u32 param_pin_mode = STELLAR_PIN_MODE_DEFAULT;
 
@@ -149,6 +160,17 @@ void stellar_default_settings(struct stellar_settings *settings)
 	settings->emtt_cache_size = READ_ONCE(param_emtt_cache_size.value);
 	settings->db_poll_interval = READ_ONCE(param_db_poll_interval.value);
 	settings->pin_mode = READ_ONCE(param_pin_mode);
+}
+
+/**
+ * stellar_rx_queue_bytes() - the receive backlog cap of every device
+ *
+ * Return: bytes (skb truesize) a device may hold queued for the receive
+ * work of its QPs; packets beyond are dropped.  Applies at once.
+ */
+u32 stellar_rx_queue_bytes(void)
+{
+	return READ_ONCE(param_rx_queue_bytes.value);
 }
 
 static struct rdma_link_ops stellar_link_ops = {

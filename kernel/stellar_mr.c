@@ -14,6 +14,7 @@
 #include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "stellar.h"
 #include "stellar_mem.h"
@@ -240,13 +241,46 @@ static bool stellar_mr_in_range(const struct stellar_mr *mr, u64 iova,
 	       iova - mr->iova <= mr->length - len;
 }
 
+/*
+ * A copy starts to use @mr: from here on until stellar_mr_copy_end() an
+ * invalidation waits for it, or the copy sees the MR invalid.
+ */
+static void stellar_mr_copy_begin(struct stellar_mr *mr)
+{
+	atomic_inc(&mr->copies);
+	/* Pairs with the barrier in stellar_mr_fence(). */
+	smp_mb__after_atomic();
+}
+
+static void stellar_mr_copy_end(struct stellar_mr *mr)
+{
+	if (atomic_dec_and_test(&mr->copies))
+		wake_up_var(&mr->copies);
+}
+
+/*
+ * Make @mr invalid and wait for the copies that found it valid: once this
+ * returns no byte lands in or leaves its memory through the old key.
+ * Context: process, may sleep.
+ */
+static void stellar_mr_fence(struct stellar_mr *mr)
+{
+	might_sleep();
+	WRITE_ONCE(mr->valid, false);
+	/* Pairs with stellar_mr_copy_begin(). */
+	smp_mb();
+	wait_var_event(&mr->copies, !atomic_read(&mr->copies));
+}
+
+/* Call between stellar_mr_copy_begin() and stellar_mr_copy_end(). */
 static int stellar_mr_check(struct stellar_mr *mr, struct stellar_pd *pd,
 			    u32 key, bool remote, u64 iova, u64 len,
 			    int access)
 {
 	u32 cur_key = remote ? mr->ibmr.rkey : mr->ibmr.lkey;
 
-	if (!READ_ONCE(mr->valid) || cur_key != key ||
+	/* Acquire: the fields stellar_mr_fast_reg() set before it. */
+	if (!smp_load_acquire(&mr->valid) || cur_key != key ||
 	    mr->ibmr.pd != &pd->ibpd)
 		return -EACCES;
 	if ((mr->access & access) != access)
@@ -343,12 +377,14 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 	mr = stellar_mr_get(pd, key);
 	if (!mr)
 		return -EACCES;
+	stellar_mr_copy_begin(mr);
 	ret = stellar_mr_check(mr, pd, key, remote, iova, len, access);
 	if (!ret && done && !stellar_mr_is_registration(mr, serial))
 		ret = -EACCES;
 	if (!ret)
 		ret = stellar_mr_do_copy(mr, iova + done, (u8 *)buf + done,
 					 len - done, dir, true);
+	stellar_mr_copy_end(mr);
 	stellar_mr_put(mr);
 	return ret;
 }
@@ -419,6 +455,7 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 	mr = stellar_mr_get(pd, rkey);
 	if (!mr)
 		return -EACCES;
+	stellar_mr_copy_begin(mr);
 	ret = stellar_mr_check(mr, pd, rkey, true, iova, sizeof(u64),
 			       IB_ACCESS_REMOTE_ATOMIC);
 	if (ret)
@@ -442,6 +479,7 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 	}
 	spin_unlock_bh(&sdev->atomic_lock);
 out:
+	stellar_mr_copy_end(mr);
 	stellar_mr_put(mr);
 	return ret;
 }
@@ -454,13 +492,14 @@ int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
 	if (mr->pvdma || mr->is_dma || ibmr->pd != &pd->ibpd ||
 	    stellar_key_index(key) != stellar_key_index(ibmr->lkey))
 		return -EINVAL;
-	WRITE_ONCE(mr->valid, false);
+	stellar_mr_fence(mr);
 	mr->access = access;
 	mr->iova = ibmr->iova;
 	mr->length = ibmr->length;
 	ibmr->lkey = key;
 	ibmr->rkey = key;
-	WRITE_ONCE(mr->valid, true);
+	/* Release: a copy that sees it valid sees the fields above. */
+	smp_store_release(&mr->valid, true);
 	return 0;
 }
 
@@ -473,7 +512,7 @@ int stellar_mr_invalidate(struct stellar_pd *pd, u32 key)
 		return ret;
 	if (!mr->pvdma && !mr->is_dma && mr->ibmr.rkey == key &&
 	    mr->ibmr.pd == &pd->ibpd) {
-		WRITE_ONCE(mr->valid, false);
+		stellar_mr_fence(mr);
 		ret = 0;
 	}
 	stellar_mr_put(mr);
@@ -496,8 +535,10 @@ static int stellar_advise_sge(struct stellar_pd *pd, const struct ib_sge *sge,
 
 	if (!mr)
 		return -EINVAL;
+	stellar_mr_copy_begin(mr);
 	ret = stellar_mr_check(mr, pd, sge->lkey, false, sge->addr,
 			       sge->length, access);
+	stellar_mr_copy_end(mr);
 	if (!ret && !mr->pvdma)
 		ret = -EINVAL;
 	if (!ret)

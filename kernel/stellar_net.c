@@ -109,38 +109,59 @@ static void stellar_rx(struct stellar_dev *sdev, struct sk_buff *skb)
 	stellar_xport_rcv(sdev, skb, &pkt);
 }
 
-/*
- * The device whose netdev owns the packet's destination address.  With
- * ECMP routes or several links a peer's packets for our address may come
- * in on any of them, not only on the netdev the device is bound to.
- */
-static struct stellar_dev *stellar_rx_dev_by_daddr_rcu(struct sk_buff *skb)
+/* The device bound to @ndev, or to the netdev under VLAN @ndev. */
+static struct stellar_dev *stellar_ndev_dev_rcu(struct net_device *ndev)
+{
+	struct stellar_dev *sdev = stellar_dev_find_by_ndev_rcu(ndev);
+
+	if (!sdev && is_vlan_dev(ndev))
+		sdev = stellar_dev_find_by_ndev_rcu(vlan_dev_real_dev(ndev));
+	return sdev;
+}
+
+/* The netdev of skb->dev's namespace that owns the destination address. */
+static struct net_device *stellar_daddr_ndev_rcu(const struct sk_buff *skb)
 {
 	struct net *net = dev_net(skb->dev);
 	struct net_device *ndev = NULL;
 
 	if (skb->protocol == htons(ETH_P_IP))
-		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+		return __ip_dev_find(net, ip_hdr(skb)->daddr, false);
 #if IS_ENABLED(CONFIG_IPV6)
-	else if (skb->protocol == htons(ETH_P_IPV6) && ipv6_stub->ipv6_dev_find)
+	if (skb->protocol == htons(ETH_P_IPV6) && ipv6_stub->ipv6_dev_find) {
+		/* Link-local addresses may repeat: skb->dev's own first. */
 		ndev = ipv6_stub->ipv6_dev_find(net, &ipv6_hdr(skb)->daddr,
-						NULL);
+						skb->dev);
+		if (!ndev)
+			ndev = ipv6_stub->ipv6_dev_find(net,
+							&ipv6_hdr(skb)->daddr,
+							NULL);
+	}
 #endif
-	if (!ndev || ndev == skb->dev)
-		return NULL;
-	return stellar_dev_find_by_ndev_rcu(ndev);
+	return ndev;
 }
 
-static struct stellar_dev *stellar_rx_dev_rcu(struct sk_buff *skb)
+/**
+ * stellar_rx_dev_rcu() - the device a received packet is for
+ * @skb: network header set; skb->dev is the netdev it came in on (the
+ *	 sending device's netdev for a packet sent to this host itself)
+ *
+ * The device that owns the destination address: with ECMP routes or
+ * several links a peer's packets for our address may come in on any of
+ * them, and a packet for one device's address must never reach a QP of
+ * another device that happens to have the same QPN.  Only when no device
+ * owns the address (it is on a netdev without one, or a multicast
+ * address) does the netdev the packet came in on decide.
+ *
+ * Context: RCU read side.
+ * Return: the device, or NULL when there is none for the packet.
+ */
+struct stellar_dev *stellar_rx_dev_rcu(struct sk_buff *skb)
 {
-	struct net_device *ndev = skb->dev;
-	struct stellar_dev *sdev = stellar_dev_find_by_ndev_rcu(ndev);
+	struct net_device *owner = stellar_daddr_ndev_rcu(skb);
+	struct stellar_dev *sdev = owner ? stellar_ndev_dev_rcu(owner) : NULL;
 
-	if (!sdev && is_vlan_dev(ndev))
-		sdev = stellar_dev_find_by_ndev_rcu(vlan_dev_real_dev(ndev));
-	if (!sdev)
-		sdev = stellar_rx_dev_by_daddr_rcu(skb);
-	return sdev;
+	return sdev ?: stellar_ndev_dev_rcu(skb->dev);
 }
 
 /*

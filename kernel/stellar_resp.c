@@ -1048,19 +1048,10 @@ static void stellar_resp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 static bool stellar_rx_from_peer(struct stellar_qp_xport *xp,
 				 const struct sk_buff *skb)
 {
-	const union ib_gid *dgid = &xp->cfg.av.dgid;
-
 	/* Before RTR there is no peer yet: the state check drops it. */
-	if (stellar_qp_is_ud(xp->qp) || !xp->cfg.av.valid)
+	if (stellar_qp_is_ud(xp->qp) || !xp->cfg.av.valid ||
+	    stellar_skb_from_gid(skb, &xp->cfg.av.dgid))
 		return true;
-	if (skb->protocol == htons(ETH_P_IP)) {
-		if (ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw) &&
-		    !memcmp(&dgid->raw[12], &ip_hdr(skb)->saddr, 4))
-			return true;
-	} else if (!memcmp(dgid->raw, &ipv6_hdr(skb)->saddr,
-			   sizeof(dgid->raw))) {
-		return true;
-	}
 	stellar_xstat(xp, STELLAR_XS_DROP_SOURCE, 1);
 	return false;
 }
@@ -1103,7 +1094,7 @@ void stellar_rx_work(struct work_struct *work)
 	u32 budget = STELLAR_RX_BUDGET;
 	struct sk_buff *skb;
 
-	while (budget-- && (skb = skb_dequeue(&xp->rxq)))
+	while (budget-- && (skb = stellar_xport_rx_dequeue(xp)))
 		stellar_rx_one(xp, skb);
 	mutex_lock(&xp->resp_mutex);
 	stellar_resp_flush_ack(xp);

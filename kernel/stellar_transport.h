@@ -46,6 +46,9 @@ void stellar_xport_kick(struct stellar_qp *qp);
 void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 		       const struct stellar_pkt *pkt);
 
+/* stellar_net.c: the device a packet for this host is for (RCU held). */
+struct stellar_dev *stellar_rx_dev_rcu(struct sk_buff *skb);
+
 struct seq_file;
 /* Print the QP's transport counters (one "name: value" per line). */
 void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp);

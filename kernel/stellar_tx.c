@@ -163,7 +163,7 @@ static int stellar_tx_loopback(struct stellar_qp_xport *xp,
 	skb_dst_drop(skb);
 	skb->dev = xp->sdev->ndev;
 	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
-	return stellar_tx_loopback_rcv(xp->sdev, skb);
+	return stellar_tx_loopback_rcv(skb);
 }
 
 static int stellar_tx_ipv4(struct stellar_qp_xport *xp,
@@ -313,25 +313,35 @@ int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 
 /**
  * stellar_tx_loopback_rcv() - receive a packet this host sent to itself
- * @sdev: the device
- * @skb: data at the BTH, network and transport headers set
+ * @skb: data at the BTH, network and transport headers set, skb->dev the
+ *	 sending device's netdev
+ *
+ * The packet goes to the device that owns its destination address, which
+ * need not be the sending one.
  *
  * Return: 0 (the packet was consumed, possibly dropped).
  */
-int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb)
+int stellar_tx_loopback_rcv(struct sk_buff *skb)
 {
+	struct stellar_dev *sdev;
 	struct stellar_pkt pkt;
 
+	local_bh_disable();
+	rcu_read_lock();
+	sdev = stellar_rx_dev_rcu(skb);
+	if (!sdev) {
+		kfree_skb(skb);
+		goto out;
+	}
 	stellar_count(sdev, STELLAR_STAT_RX_PACKETS, 1);
 	stellar_count(sdev, STELLAR_STAT_RX_BYTES, skb->len);
 	if (stellar_parse_packet(skb->data, skb->len, &pkt) != STELLAR_RX_OK) {
 		stellar_count(sdev, STELLAR_STAT_RX_DROP_BAD_LENGTH, 1);
 		kfree_skb(skb);
-		return 0;
+		goto out;
 	}
-	local_bh_disable();
-	rcu_read_lock();
 	stellar_xport_rcv(sdev, skb, &pkt);
+out:
 	rcu_read_unlock();
 	local_bh_enable();
 	return 0;

@@ -99,6 +99,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	INIT_WORK(&xp->req_work, stellar_req_work);
 	INIT_WORK(&xp->rx_work, stellar_rx_work);
 	skb_queue_head_init(&xp->rxq);
+	seqlock_init(&xp->rxf_lock);
 	xa_init(&xp->ooo);
 	timer_setup(&xp->retrans_timer, stellar_comp_timeout, 0);
 	timer_setup(&xp->rnr_timer, stellar_comp_rnr_expired, 0);
@@ -120,6 +121,15 @@ static void stellar_xport_stop(struct stellar_qp_xport *xp)
 	del_timer_sync(&xp->rnr_timer);
 }
 
+/* Drop the QP's backlog, and its charge to the device. */
+static void stellar_xport_rx_purge(struct stellar_qp_xport *xp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = stellar_xport_rx_dequeue(xp)))
+		kfree_skb(skb);
+}
+
 void stellar_xport_destroy(struct stellar_qp *qp)
 {
 	struct stellar_qp_xport *xp = qp->xport;
@@ -128,7 +138,7 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 		return;
 	stellar_xport_stop(xp);
 	stellar_spray_dev_retire(xp->sdev, &xp->spray);
-	skb_queue_purge(&xp->rxq);
+	stellar_xport_rx_purge(xp);
 	stellar_resp_purge(xp);
 	xa_destroy(&xp->ooo);
 	kvfree(xp->sq_copy);
@@ -170,6 +180,26 @@ static void stellar_xport_snapshot(struct stellar_qp_xport *xp)
 	cfg->av = qp->av;
 	cfg->sport = rdma_get_udp_sport(qp->av.flow_label, qp->ibqp.qp_num,
 					cfg->dest_qpn);
+}
+
+/* What the receive softirq may queue from now on (under both mutexes). */
+static void stellar_xport_set_filter(struct stellar_qp_xport *xp)
+{
+	const struct stellar_xport_cfg *cfg = &xp->cfg;
+	struct stellar_rx_filter f = { };
+	bool connected = !stellar_qp_is_ud(xp->qp);
+
+	f.requests = cfg->state == IB_QPS_RTR || cfg->state == IB_QPS_RTS ||
+		     cfg->state == IB_QPS_SQD || cfg->state == IB_QPS_SQE;
+	f.responses = xp->qp->ibqp.qp_type == IB_QPT_RC &&
+		      (cfg->state == IB_QPS_RTS || cfg->state == IB_QPS_SQD);
+	/* UD takes what fits its receive buffer: the netdev MTU may grow. */
+	f.mtu = connected ? cfg->mtu : 0;
+	f.peer_valid = connected && cfg->av.valid;
+	f.peer = cfg->av.dgid;
+	write_seqlock_bh(&xp->rxf_lock);
+	xp->rxf = f;
+	write_sequnlock_bh(&xp->rxf_lock);
 }
 
 static void stellar_xport_enter_state(struct stellar_qp_xport *xp,
@@ -214,6 +244,7 @@ void stellar_xport_modify(struct stellar_qp *qp, int mask,
 	mutex_lock(&xp->req_mutex);
 	mutex_lock(&xp->resp_mutex);
 	stellar_xport_snapshot(xp);
+	stellar_xport_set_filter(xp);
 	stellar_xport_enter_state(xp, old_state);
 	mutex_unlock(&xp->resp_mutex);
 	mutex_unlock(&xp->req_mutex);
@@ -241,11 +272,103 @@ static bool stellar_class_matches(const struct stellar_qp *qp, u8 qp_class)
 	}
 }
 
-/* Queue a packet for the QP's receive work; false if it was dropped. */
+/*
+ * The checks of the receive work that need no lock, before the packet
+ * costs backlog memory: the QP's state takes it, a connected QP's peer
+ * sent it, its payload fits the path MTU.  Counts what fails.
+ */
+static bool stellar_rx_filter_pass(struct stellar_qp_xport *xp,
+				   const struct sk_buff *skb,
+				   const struct stellar_pkt *pkt)
+{
+	const struct stellar_opcode_info *info = stellar_opcode_info(pkt->opcode);
+	struct stellar_rx_filter f;
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&xp->rxf_lock);
+		f = xp->rxf;
+	} while (read_seqretry(&xp->rxf_lock, seq));
+	if (!((info->flags & STELLAR_OPF_RESPONSE) ? f.responses : f.requests) ||
+	    test_bit(STELLAR_XP_ERROR, &xp->flags)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_STATE, 1);
+		return false;
+	}
+	if (f.peer_valid && !stellar_skb_from_gid(skb, &f.peer)) {
+		stellar_xstat(xp, STELLAR_XS_DROP_SOURCE, 1);
+		return false;
+	}
+	if (f.mtu && pkt->payload_len > f.mtu) {
+		stellar_xstat(xp, STELLAR_XS_DROP_HEADER, 1);
+		return false;
+	}
+	return true;
+}
+
+/* Charge @bytes to the device's receive backlog; false if over its cap. */
+static bool stellar_rx_charge(struct stellar_dev *sdev, unsigned int bytes)
+{
+	long queued = atomic_long_add_return(bytes, &sdev->rx_queued);
+	long max = atomic_long_read(&sdev->rx_queued_max);
+
+	if (queued > stellar_rx_queue_bytes()) {
+		atomic_long_sub(bytes, &sdev->rx_queued);
+		stellar_count(sdev, STELLAR_STAT_RX_DROP_QUEUE_FULL, 1);
+		return false;
+	}
+	while (queued > max &&
+	       !atomic_long_try_cmpxchg(&sdev->rx_queued_max, &max, queued))
+		;
+	return true;
+}
+
+/* Put @skb on the QP's backlog unless that holds too many or too much. */
+static bool stellar_rx_backlog_add(struct stellar_qp_xport *xp,
+				   struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&xp->rxq.lock, flags);
+	room = skb_queue_len(&xp->rxq) < STELLAR_RX_BACKLOG &&
+	       xp->rxq_bytes + skb->truesize <= STELLAR_RX_BACKLOG_BYTES;
+	if (room) {
+		__skb_queue_tail(&xp->rxq, skb);
+		xp->rxq_bytes += skb->truesize;
+	}
+	spin_unlock_irqrestore(&xp->rxq.lock, flags);
+	if (!room)
+		stellar_xstat(xp, STELLAR_XS_DROP_BACKLOG, 1);
+	return room;
+}
+
+/**
+ * stellar_xport_rx_dequeue() - take the oldest packet of a QP's backlog
+ * @xp: the QP's transport
+ *
+ * Return: the skb, uncharged from the backlog and the device, or NULL.
+ */
+struct sk_buff *stellar_xport_rx_dequeue(struct stellar_qp_xport *xp)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&xp->rxq.lock, flags);
+	skb = __skb_dequeue(&xp->rxq);
+	if (skb)
+		xp->rxq_bytes -= skb->truesize;
+	spin_unlock_irqrestore(&xp->rxq.lock, flags);
+	if (skb)
+		atomic_long_sub(skb->truesize, &xp->sdev->rx_queued);
+	return skb;
+}
+
+/* Queue a packet for the QP's receive work, or drop it. */
 static void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
 				  const struct stellar_pkt *pkt)
 {
 	struct stellar_qp_xport *xp = qp->xport;
+	unsigned int truesize = skb->truesize;
 
 	if (!stellar_class_matches(qp, stellar_opcode_info(pkt->opcode)->qp_class) ||
 	    (pkt->pkey & 0x7fff) != (STELLAR_DEFAULT_PKEY & 0x7fff)) {
@@ -253,12 +376,16 @@ static void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	if (skb_queue_len(&xp->rxq) >= STELLAR_RX_BACKLOG) {
-		stellar_xstat(xp, STELLAR_XS_DROP_BACKLOG, 1);
+	if (!stellar_rx_filter_pass(xp, skb, pkt) ||
+	    !stellar_rx_charge(xp->sdev, truesize)) {
 		kfree_skb(skb);
 		return;
 	}
-	skb_queue_tail(&xp->rxq, skb);
+	if (!stellar_rx_backlog_add(xp, skb)) {
+		atomic_long_sub(truesize, &xp->sdev->rx_queued);
+		kfree_skb(skb);
+		return;
+	}
 	stellar_xport_queue(xp, &xp->rx_work);
 }
 

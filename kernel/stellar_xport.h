@@ -21,11 +21,14 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "stellar.h"
 #include "stellar_psn.h"
@@ -35,6 +38,8 @@
 
 /* Received packets a QP may have queued before further ones are dropped. */
 #define STELLAR_RX_BACKLOG		4096
+/* ... and their bytes (skb truesize); the device has its own cap too. */
+#define STELLAR_RX_BACKLOG_BYTES	(4 << 20)
 /* Packets the requester keeps in flight: half the receive window. */
 #define STELLAR_TX_WINDOW		(STELLAR_PSN_WINDOW_BITS / 2)
 /* Fewest packets the requester may keep in flight after losses. */
@@ -285,6 +290,25 @@ struct stellar_xport_cfg {
 };
 
 /**
+ * struct stellar_rx_filter - what the receive softirq may queue for a QP
+ * @requests: the QP state takes requests (RTR, RTS, SQD, SQE)
+ * @responses: the QP state takes responses (RC in RTS or SQD)
+ * @mtu: longest payload a packet may carry (0: not checked)
+ * @peer_valid: a connected QP with a path: packets come from @peer only
+ * @peer: the peer's address
+ *
+ * A copy of xp->cfg kept under its own seqlock: the softirq drops what the
+ * receive work would drop anyway before the packet costs queue memory.
+ */
+struct stellar_rx_filter {
+	bool requests;
+	bool responses;
+	u32 mtu;
+	bool peer_valid;
+	union ib_gid peer;
+};
+
+/**
  * struct stellar_qp_xport - transport state of a QP
  * @qp: the QP
  * @sdev: its device
@@ -346,6 +370,9 @@ struct stellar_xport_cfg {
  * @resp_mutex: responder state below
  * @rx_work: the receiver
  * @rxq: backlog of received packets (own lock: filled in softirq)
+ * @rxq_bytes: truesize of the skbs in @rxq (under its lock)
+ * @rxf_lock: writers of @rxf (stellar_xport_modify) against the softirq
+ * @rxf: checks the softirq does before it queues a packet
  * @win: PSNs received ahead of the expected one
  * @ooo: out-of-order requests by PSN (struct stellar_ooo_pkt), waiting
  *	for the gap before them
@@ -421,6 +448,9 @@ struct stellar_qp_xport {
 	struct mutex resp_mutex;	/* responder */
 	struct work_struct rx_work;
 	struct sk_buff_head rxq;
+	u32 rxq_bytes;
+	seqlock_t rxf_lock;
+	struct stellar_rx_filter rxf;
 	struct stellar_psn_window win;
 	struct xarray ooo;
 	u32 ooo_bytes;
@@ -518,6 +548,19 @@ static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
 }
 
 /*
+ * The packet's IP source address is @gid (an IPv4-mapped GID for IPv4).
+ * Context: the network header of @skb is set.
+ */
+static inline bool stellar_skb_from_gid(const struct sk_buff *skb,
+					const union ib_gid *gid)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw) &&
+		       !memcmp(&gid->raw[12], &ip_hdr(skb)->saddr, 4);
+	return !memcmp(gid->raw, &ipv6_hdr(skb)->saddr, sizeof(gid->raw));
+}
+
+/*
  * The GSI QP's MADs take the spray paths' ports in turn (and may route over
  * any link) when it has several paths: a MAD sent again takes another path.
  */
@@ -531,13 +574,14 @@ extern bool stellar_wire_ext;
 void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
 void stellar_xport_fatal(struct stellar_qp_xport *xp);
 void stellar_xport_fail(struct stellar_qp_xport *xp, enum ib_event_type event);
+struct sk_buff *stellar_xport_rx_dequeue(struct stellar_qp_xport *xp);
 
 /* stellar_tx.c */
 int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 		     u32 payload_len);
 int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 		    struct stellar_tx_pkt *tp, u16 sport);
-int stellar_tx_loopback_rcv(struct stellar_dev *sdev, struct sk_buff *skb);
+int stellar_tx_loopback_rcv(struct sk_buff *skb);
 
 /* stellar_req.c */
 void stellar_req_work(struct work_struct *work);

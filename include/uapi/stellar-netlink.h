@@ -90,6 +90,9 @@ enum stellar_genl_stat {
 	STELLAR_STAT_RETRANSMITS,	/* packets sent again */
 	STELLAR_STAT_NAKS_SENT,
 	STELLAR_STAT_NAKS_RCVD,
+	STELLAR_STAT_RX_DROP_QUEUE_FULL, /* the device's receive backlog cap */
+	STELLAR_STAT_RX_QUEUED_BYTES,	/* gauge: bytes queued for the QPs */
+	STELLAR_STAT_RX_QUEUED_MAX,	/* gauge: most bytes ever queued */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -116,6 +119,9 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_RETRANSMITS] = "retransmits",			\
 	[STELLAR_STAT_NAKS_SENT] = "naks_sent",				\
 	[STELLAR_STAT_NAKS_RCVD] = "naks_rcvd",				\
+	[STELLAR_STAT_RX_DROP_QUEUE_FULL] = "rx_drop_queue_full",	\
+	[STELLAR_STAT_RX_QUEUED_BYTES] = "rx_queued_bytes",		\
+	[STELLAR_STAT_RX_QUEUED_MAX] = "rx_queued_bytes_max",		\
 }
 
 /*

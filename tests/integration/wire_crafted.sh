@@ -217,11 +217,7 @@ stranger_send() {
 
 # qp_stat QPN NAME: counter NAME of QP QPN in /proc/stellar/$DEV/qps.
 qp_stat() {
-	awk -v qp="qp $1:" -v n="$2:" '
-		$1 == "qp" { inqp = ($1 " " $2 == qp) }
-		inqp && $1 == n { print $2; found = 1 }
-		END { if (!found) exit 1 }' "/proc/stellar/$DEV/qps" ||
-		fail "no counter $2 of QP $1 in /proc/stellar/$DEV/qps"
+	stellar_qp_stat "$DEV" "$1" "$2"
 }
 
 # A SEND carrying the stellar placement header is received as a SEND.

@@ -557,6 +557,16 @@ rxe_down() {
 	rmmod rdma_rxe || fail "rmmod rdma_rxe failed"
 }
 
+# stellar_qp_stat DEV QPN NAME: counter NAME of QP QPN in
+# /proc/stellar/DEV/qps.
+stellar_qp_stat() {
+	awk -v qp="qp $2:" -v n="$3:" '
+		$1 == "qp" { inqp = ($1 " " $2 == qp) }
+		inqp && $1 == n { print $2; found = 1 }
+		END { if (!found) exit 1 }' "/proc/stellar/$1/qps" ||
+		fail "no counter $3 of QP $2 in /proc/stellar/$1/qps"
+}
+
 # stellar_stat DEV NAME: counter NAME of /proc/stellar/DEV/stats.
 stellar_stat() {
 	local value

@@ -311,6 +311,11 @@ def case_sweep(path, args):
                                b"\xee" * 64))
 
 
+def case_ack(path, args):
+    for _ in range(args.count):
+        path.send(valid_packet(RC_ACKNOWLEDGE, args.qpn, args.psn, b""))
+
+
 def case_random(path, args):
     rng = random.Random(args.seed)
     for _ in range(args.count):
@@ -354,6 +359,7 @@ CASES = {
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
     "write": case_write, "xhdr-bad": case_xhdr_bad, "sweep": case_sweep,
+    "ack": case_ack,
 }
 
 

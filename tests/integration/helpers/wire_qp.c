@@ -4,8 +4,9 @@
  *
  * An RC QP in RTS that crafted packets can target, for the wire tests.
  *
- *   wire_qp DEVICE GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN
+ *   wire_qp DEVICE GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN [STATE]
  *
+ * STATE (init, rtr or rts, default rts) is where the QP stops.
  * Creates the QP with one posted 4 KB receive (buffer filled with 0xcc),
  * connects it to REMOTE_QPN at ::ffff:REMOTE_IPV4 expecting RQ_PSN next,
  * prints "qpn N" and then answers commands read from stdin, one per line:
@@ -267,18 +268,23 @@ int main(int argc, char **argv)
 {
 	struct wire_qp w = { 0 };
 
-	if (argc != 6) {
+	const char *state = argc > 6 ? argv[6] : "rts";
+
+	if (argc != 6 && argc != 7) {
 		fprintf(stderr,
-			"usage: %s DEVICE GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN\n",
+			"usage: %s DEVICE GID_INDEX REMOTE_IPV4 REMOTE_QPN RQ_PSN [init|rtr|rts]\n",
 			argv[0]);
 		return 2;
 	}
 	create_resources(&w, argv[1]);
 	to_init(&w);
 	post_recv(&w);
-	to_rtr(&w, atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 0),
-	       strtoul(argv[5], NULL, 0));
-	to_rts(&w);
+	if (strcmp(state, "init")) {
+		to_rtr(&w, atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 0),
+		       strtoul(argv[5], NULL, 0));
+		if (strcmp(state, "rtr"))
+			to_rts(&w);
+	}
 	printf("qpn %u\n", w.qp->qp_num);
 	fflush(stdout);
 	serve_commands(&w);
