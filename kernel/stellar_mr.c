@@ -389,6 +389,22 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 	return ret;
 }
 
+int stellar_mr_check_remote(struct stellar_pd *pd, u32 rkey, u64 iova,
+			    u32 len, int access)
+{
+	struct stellar_mr *mr;
+	int ret;
+
+	if (!len)
+		return 0;
+	mr = stellar_mr_get(pd, rkey);
+	if (!mr)
+		return -EACCES;
+	ret = stellar_mr_check(mr, pd, rkey, true, iova, len, access);
+	stellar_mr_put(mr);
+	return ret;
+}
+
 u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge)
 {
 	u64 total = 0;

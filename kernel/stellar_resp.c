@@ -7,9 +7,13 @@
  * in PSN order; packets that arrive ahead of the expected PSN, inside the
  * receive window, wait in xp->ooo (bounded by the device's rx_buf_size)
  * and run as soon as the gap is filled, so completions stay in order.
- * Duplicates are acknowledged again; READ and atomic requests are kept in
- * a small resource ring so a duplicate gets the same answer without the
- * atomic running twice.
+ * Duplicates are acknowledged again.  A READ or atomic request takes a
+ * responder resource (at most max_dest_rd_atomic unanswered; beyond, NAK
+ * Invalid Request) that records it; its responses are sent by the
+ * responder work a budget of packets at a time, in PSN order, and ACKs
+ * and NAKs for later PSNs wait behind them.  The resource stays after
+ * that, so a duplicate is answered again from what the original asked for
+ * without the atomic running twice.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -106,7 +110,7 @@ static u16 stellar_resp_sport(const struct stellar_qp_xport *xp)
 
 /* The BTH and AETH of a response to PSN @psn. */
 static void stellar_resp_hdr(struct stellar_qp_xport *xp, struct stellar_pkt *hdr,
-			     u8 opcode, u32 psn, u8 syndrome)
+			     u8 opcode, u32 psn, u8 syndrome, u32 msn)
 {
 	hdr->opcode = opcode;
 	hdr->xcap = xp->peer_x;
@@ -114,7 +118,7 @@ static void stellar_resp_hdr(struct stellar_qp_xport *xp, struct stellar_pkt *hd
 	hdr->dest_qpn = xp->cfg.dest_qpn;
 	hdr->psn = psn;
 	hdr->aeth.syndrome = syndrome;
-	hdr->aeth.msn = xp->msn & STELLAR_MSN_MASK;
+	hdr->aeth.msn = msn & STELLAR_MSN_MASK;
 }
 
 /*
@@ -138,12 +142,14 @@ static void stellar_resp_ack_alt(struct stellar_qp_xport *xp,
 		stellar_tx_xmit(xp, &xp->cfg.av, &copy, xp->alt_sport);
 }
 
-static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
-				  u32 psn)
+/* An ACK or NAK for PSN @psn, saying @msn messages completed. */
+static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
+				 u32 psn, u32 msn)
 {
 	struct stellar_tx_pkt tp = {};
 
-	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ACKNOWLEDGE, psn, syndrome);
+	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ACKNOWLEDGE, psn, syndrome,
+			 msn);
 	if (syndrome == STELLAR_SYN_ACK) {
 		stellar_resp_fill_sack(xp, &tp.hdr);
 		tp.hdr.becn = xp->peer_x && xp->newest_ce;
@@ -163,14 +169,61 @@ static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
 	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
 }
 
-/* Send the coalesced ACK for everything before the expected PSN. */
+static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,
+				  u32 psn)
+{
+	stellar_resp_ack_msn(xp, syndrome, psn, xp->msn);
+}
+
+/*
+ * Send the coalesced ACK for everything before the expected PSN, unless
+ * responses to READ or atomic requests before it wait to be sent (the
+ * responder work sends it after them).
+ */
 static void stellar_resp_flush_ack(struct stellar_qp_xport *xp)
 {
-	if (!xp->ack_pending)
+	if (!xp->ack_pending || xp->res_pending)
 		return;
 	xp->ack_pending = false;
 	stellar_resp_send_ack(xp, STELLAR_SYN_ACK,
 			      stellar_psn_add(xp->win.epsn, -1));
+}
+
+/*
+ * A sequence or RNR NAK for @psn: it waits for the responses to READ and
+ * atomic requests before it (the requester would take it for an ACK of
+ * those), and is sent then only if @psn is still the expected PSN.
+ */
+static void stellar_resp_nak(struct stellar_qp_xport *xp, u8 syndrome,
+			     u32 psn)
+{
+	stellar_resp_flush_ack(xp);
+	if (xp->res_pending) {
+		xp->nak_syn = syndrome;
+		xp->nak_psn = psn;
+		return;
+	}
+	stellar_resp_send_ack(xp, syndrome, psn);
+}
+
+/* The NAK that waited for the responses before it, if still due. */
+static void stellar_resp_owed_nak(struct stellar_qp_xport *xp)
+{
+	u8 syndrome = xp->nak_syn;
+
+	xp->nak_syn = 0;
+	if (syndrome && xp->nak_psn == xp->win.epsn)
+		stellar_resp_send_ack(xp, syndrome, xp->nak_psn);
+}
+
+/* Forget every READ and atomic request, answered or not. */
+static void stellar_resp_forget_res(struct stellar_qp_xport *xp)
+{
+	memset(xp->res, 0, sizeof(xp->res));
+	xp->res_next = 0;
+	xp->res_send = 0;
+	xp->res_pending = 0;
+	xp->nak_syn = 0;
 }
 
 /**
@@ -218,8 +271,7 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 {
 	stellar_resp_restart(xp, xp->qp->attr.rq_psn);
 	memset(&xp->msg, 0, sizeof(xp->msg));
-	memset(xp->res, 0, sizeof(xp->res));
-	xp->res_next = 0;
+	stellar_resp_forget_res(xp);
 	xp->msn = 0;
 	xp->rq_msgs = 0;
 	xp->ack_pending = false;
@@ -239,6 +291,7 @@ void stellar_resp_flush(struct stellar_qp_xport *xp)
 {
 	stellar_resp_fail_msg(xp, IB_WC_WR_FLUSH_ERR);
 	stellar_resp_purge(xp);
+	stellar_resp_forget_res(xp);
 }
 
 static bool stellar_resp_len_ok(struct stellar_qp_xport *xp, u16 flags,
@@ -444,86 +497,82 @@ static u32 stellar_read_npkts(struct stellar_qp_xport *xp, u32 len)
 	return max_t(u32, DIV_ROUND_UP(len, xp->cfg.mtu), 1);
 }
 
-/*
- * Send the responses of a READ of @len bytes at @va starting at @psn.
- * Return: a NAK syndrome if the first one cannot be read.
- */
-static u8 stellar_resp_read_reply(struct stellar_qp_xport *xp, u32 psn,
-				  u64 va, u32 rkey, u32 len)
+static struct stellar_resp_res *stellar_res_slot(struct stellar_qp_xport *xp,
+						 u32 index)
 {
-	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
-	u32 npkts = stellar_read_npkts(xp, len), i;
-
-	for (i = 0; i < npkts; i++) {
-		u32 plen = min(len - i * xp->cfg.mtu, xp->cfg.mtu);
-		struct stellar_tx_pkt tp = {};
-
-		stellar_resp_hdr(xp, &tp.hdr, stellar_read_resp_opcode(i, npkts),
-				 stellar_psn_add(psn, i), STELLAR_SYN_ACK);
-		if (stellar_tx_alloc(xp, &tp, plen))
-			return STELLAR_SYN_OK;	/* the requester retries */
-		if (stellar_mr_copy(pd, rkey, true, va + (u64)i * xp->cfg.mtu,
-				    tp.payload, plen, STELLAR_COPY_FROM_MR,
-				    IB_ACCESS_REMOTE_READ)) {
-			kfree_skb(tp.skb);
-			return i ? STELLAR_SYN_OK :
-				   STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
-		}
-		stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
-		if (!(i % 64))
-			cond_resched();
-	}
-	return STELLAR_SYN_OK;
+	return &xp->res[index % STELLAR_MAX_RD_ATOM];
 }
 
-static struct stellar_resp_res *stellar_resp_new_res(struct stellar_qp_xport *xp)
+static bool stellar_res_pending(const struct stellar_resp_res *res)
 {
-	struct stellar_resp_res *res;
+	return res->valid && res->sent < res->npkts;
+}
 
-	res = &xp->res[xp->res_next++ % xp->cfg.max_dest_rd_atomic];
+/*
+ * The peer may have max_dest_rd_atomic READ/atomic requests unanswered,
+ * and a new one must not take the place of one (a duplicate may have
+ * asked for an old one again).  Return: true if it has no room left.
+ */
+static bool stellar_resp_res_full(struct stellar_qp_xport *xp)
+{
+	if (xp->res_pending < xp->cfg.max_dest_rd_atomic &&
+	    !stellar_res_pending(stellar_res_slot(xp, xp->res_next)))
+		return false;
+	stellar_xstat(xp, STELLAR_XS_NAK_RD_LIMIT, 1);
+	return true;
+}
+
+/*
+ * Record a READ or atomic request at @psn taking @npkts PSNs; it is a new
+ * message.  Its responses go after those of earlier requests, and after
+ * the ACK owed for the requests before it.
+ */
+static struct stellar_resp_res *stellar_resp_new_res(struct stellar_qp_xport *xp,
+						     u32 psn, u32 npkts)
+{
+	struct stellar_resp_res *res = stellar_res_slot(xp, xp->res_next);
+
 	memset(res, 0, sizeof(*res));
+	res->first_psn = psn;
+	res->last_psn = stellar_psn_add(psn, npkts - 1);
+	res->npkts = npkts;
+	res->msn = ++xp->msn;
+	res->ack_first = xp->ack_pending;
+	res->valid = true;
+	xp->ack_pending = false;
+	if (!xp->res_pending)
+		xp->res_send = xp->res_next;
+	xp->res_next++;
+	xp->res_pending++;
 	return res;
 }
 
+/*
+ * Check a READ request and record it; the responder work sends its
+ * responses.  The R_Key and range are checked now, and again as each
+ * response is read.
+ */
 static u8 stellar_resp_read(struct stellar_qp_xport *xp,
 			    const struct stellar_pkt *pkt, u32 *npsn)
 {
 	struct stellar_resp_res *res;
-	u32 npkts;
-	u8 syn;
 
 	if (!(xp->cfg.access & IB_ACCESS_REMOTE_READ))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
-	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE)
+	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE || stellar_resp_res_full(xp))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	npkts = stellar_read_npkts(xp, pkt->reth.len);
-	stellar_resp_flush_ack(xp);
-	xp->msn++;
-	syn = stellar_resp_read_reply(xp, pkt->psn, pkt->reth.va,
-				      pkt->reth.rkey, pkt->reth.len);
-	if (syn) {
-		xp->msn--;
-		return syn;
-	}
-	res = stellar_resp_new_res(xp);
-	res->first_psn = pkt->psn;
-	res->last_psn = stellar_psn_add(pkt->psn, npkts - 1);
-	res->valid = true;
-	*npsn = npkts;
+	if (stellar_mr_check_remote(to_spd(xp->qp->ibqp.pd), pkt->reth.rkey,
+				    pkt->reth.va, pkt->reth.len,
+				    IB_ACCESS_REMOTE_READ))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	res = stellar_resp_new_res(xp, pkt->psn,
+				   stellar_read_npkts(xp, pkt->reth.len));
+	res->mtu = xp->cfg.mtu;
+	res->va = pkt->reth.va;
+	res->rkey = pkt->reth.rkey;
+	res->length = pkt->reth.len;
+	*npsn = res->npkts;
 	return STELLAR_SYN_OK;
-}
-
-static void stellar_resp_atomic_ack(struct stellar_qp_xport *xp, u32 psn,
-				    u64 orig)
-{
-	struct stellar_tx_pkt tp = {};
-
-	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE, psn,
-			 STELLAR_SYN_ACK);
-	tp.hdr.atomic_ack_orig = orig;
-	if (stellar_tx_alloc(xp, &tp, 0))
-		return;
-	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
 }
 
 static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
@@ -536,6 +585,8 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 
 	if (!(xp->cfg.access & IB_ACCESS_REMOTE_ATOMIC))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	if (stellar_resp_res_full(xp))
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	ret = stellar_mr_atomic(to_spd(xp->qp->ibqp.pd), pkt->atomic.rkey,
 				pkt->atomic.va, cmp_swap,
 				cmp_swap ? pkt->atomic.compare :
@@ -545,15 +596,9 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	if (ret)
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
-	res = stellar_resp_new_res(xp);
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
+	res = stellar_resp_new_res(xp, pkt->psn, 1);
 	res->orig = orig;
 	res->is_atomic = true;
-	res->valid = true;
-	xp->msn++;
-	stellar_resp_flush_ack(xp);
-	stellar_resp_atomic_ack(xp, pkt->psn, orig);
 	return STELLAR_SYN_OK;
 }
 
@@ -591,15 +636,149 @@ static enum ib_event_type stellar_resp_event(u8 syn)
 	return IB_EVENT_QP_REQ_ERR;
 }
 
-/* Answer a failed request; anything but RNR is fatal for the QP. */
+/*
+ * Answer a failed request; anything but RNR is fatal for the QP, and its
+ * NAK goes at once.
+ */
 static void stellar_resp_error(struct stellar_qp_xport *xp, u8 syn, u32 psn)
 {
+	if (stellar_syn_is_rnr(syn)) {
+		stellar_resp_nak(xp, syn, psn);
+		return;
+	}
 	stellar_resp_flush_ack(xp);
 	stellar_resp_send_ack(xp, syn, psn);
-	if (!stellar_syn_is_rnr(syn)) {
-		stellar_resp_fail_msg(xp, IB_WC_REM_INV_REQ_ERR);
-		stellar_xport_fail(xp, stellar_resp_event(syn));
+	stellar_resp_fail_msg(xp, IB_WC_REM_INV_REQ_ERR);
+	stellar_xport_fail(xp, stellar_resp_event(syn));
+}
+
+static bool stellar_resp_state_ok(struct stellar_qp_xport *xp)
+{
+	enum ib_qp_state state = xp->cfg.state;
+
+	return (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		state == IB_QPS_SQD || state == IB_QPS_SQE) &&
+	       !test_bit(STELLAR_XP_ERROR, &xp->flags) &&
+	       !test_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+}
+
+/*
+ * Send response @res->sent of a READ or atomic request.  Return: 0,
+ * -ENOMEM, or another errno if the READ's memory cannot be read (any
+ * more).
+ */
+static int stellar_resp_res_pkt(struct stellar_qp_xport *xp,
+				const struct stellar_resp_res *res)
+{
+	u64 off = (u64)res->sent * res->mtu;
+	u32 psn = stellar_psn_add(res->first_psn, res->sent);
+	u32 plen = res->is_atomic ? 0 : min_t(u64, res->length - off, res->mtu);
+	struct stellar_tx_pkt tp = {};
+	int ret;
+
+	if (res->is_atomic) {
+		stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ATOMIC_ACKNOWLEDGE,
+				 psn, STELLAR_SYN_ACK, res->msn);
+		tp.hdr.atomic_ack_orig = res->orig;
+	} else {
+		stellar_resp_hdr(xp, &tp.hdr,
+				 stellar_read_resp_opcode(res->sent, res->npkts),
+				 psn, STELLAR_SYN_ACK, res->msn);
 	}
+	ret = stellar_tx_alloc(xp, &tp, plen);
+	if (ret)
+		return ret;
+	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), res->rkey, true,
+			      res->va + off, tp.payload, plen,
+			      STELLAR_COPY_FROM_MR, IB_ACCESS_REMOTE_READ);
+	if (ret) {
+		kfree_skb(tp.skb);
+		return ret;
+	}
+	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
+	return 0;
+}
+
+/*
+ * Send up to @budget responses of @res, the oldest request with responses
+ * to send.  Return: the packets it took from the budget.
+ */
+static u32 stellar_resp_send_res(struct stellar_qp_xport *xp,
+				 struct stellar_resp_res *res, u32 budget)
+{
+	u32 n;
+	int ret;
+
+	if (res->ack_first) {
+		res->ack_first = false;
+		stellar_resp_ack_msn(xp, STELLAR_SYN_ACK,
+				     stellar_psn_add(res->first_psn, -1),
+				     res->msn - 1);
+	}
+	for (n = 0; n < budget && res->sent < res->npkts; n++) {
+		ret = stellar_resp_res_pkt(xp, res);
+		if (ret && ret != -ENOMEM) {
+			stellar_resp_error(xp,
+					   STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR),
+					   stellar_psn_add(res->first_psn,
+							   res->sent));
+			return n + 1;
+		}
+		/* Without memory, give up: the requester asks again. */
+		res->sent = ret ? res->npkts : res->sent + 1;
+	}
+	if (res->sent == res->npkts)
+		xp->res_pending--;
+	return n;
+}
+
+/*
+ * Send the responses to READ and atomic requests, oldest first, at most
+ * STELLAR_TX_BUDGET packets; once all are out, the ACK and the NAK that
+ * waited for them.  Nothing is sent once the QP is in error or dying.
+ * Return: true if responses remain to be sent.
+ */
+static bool stellar_resp_stream(struct stellar_qp_xport *xp)
+{
+	u32 budget = STELLAR_TX_BUDGET;
+
+	while (xp->res_pending) {
+		struct stellar_resp_res *res = stellar_res_slot(xp, xp->res_send);
+
+		if (!stellar_resp_state_ok(xp) ||
+		    test_bit(STELLAR_XP_DYING, &xp->flags))
+			return false;
+		if (!stellar_res_pending(res)) {
+			xp->res_send++;
+			continue;
+		}
+		if (!budget)
+			return true;
+		budget -= stellar_resp_send_res(xp, res, budget);
+	}
+	stellar_resp_flush_ack(xp);
+	stellar_resp_owed_nak(xp);
+	return false;
+}
+
+/**
+ * stellar_resp_work() - send responses of READ and atomic requests
+ * @work: xp->resp_work
+ *
+ * Runs again while responses remain, so that a long READ neither holds
+ * resp_mutex (and QP state changes) nor a worker for long.
+ */
+void stellar_resp_work(struct work_struct *work)
+{
+	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
+						   resp_work);
+	bool more;
+
+	mutex_lock(&xp->resp_mutex);
+	more = stellar_resp_stream(xp);
+	mutex_unlock(&xp->resp_mutex);
+	if (more)
+		stellar_xport_queue(xp, &xp->resp_work);
 }
 
 /* Run the waiting packets that the arrival of @psn put in order. */
@@ -660,9 +839,8 @@ static void stellar_resp_seq_nak(struct stellar_qp_xport *xp)
 	if (xp->nak_sent)
 		return;
 	xp->nak_sent = true;
-	stellar_resp_flush_ack(xp);
-	stellar_resp_send_ack(xp, STELLAR_SYN_NAK(STELLAR_NAK_PSN_SEQ_ERR),
-			      xp->win.epsn);
+	stellar_resp_nak(xp, STELLAR_SYN_NAK(STELLAR_NAK_PSN_SEQ_ERR),
+			 xp->win.epsn);
 }
 
 /* Direct placement of a WRITE packet: its own header says where. */
@@ -804,46 +982,52 @@ static bool stellar_resp_ooo(struct stellar_qp_xport *xp,
 	return !placed;
 }
 
-static struct stellar_resp_res *
-stellar_resp_find_res(struct stellar_qp_xport *xp, u32 psn, bool is_atomic)
+/*
+ * A READ or atomic request at @psn that was seen before: the responses of
+ * the recorded request from @psn on are sent again, from what it asked
+ * for (a duplicate's own RETH is not used; the R_Key is checked again as
+ * each response is read); an atomic is not executed again.
+ * Return: false if no recorded request matches.
+ */
+static bool stellar_resp_redo(struct stellar_qp_xport *xp, u32 psn,
+			      bool is_atomic)
 {
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(xp->res); i++) {
-		struct stellar_resp_res *res = &xp->res[i];
+	for (i = 1; i <= STELLAR_MAX_RD_ATOM; i++) {
+		u32 index = xp->res_next - i, from;
+		struct stellar_resp_res *res = stellar_res_slot(xp, index);
 
-		if (res->valid && res->is_atomic == is_atomic &&
-		    stellar_psn_between(psn, res->first_psn, res->last_psn))
-			return res;
+		if (!res->valid || res->is_atomic != is_atomic ||
+		    !stellar_psn_between(psn, res->first_psn, res->last_psn))
+			continue;
+		from = (psn - res->first_psn) & STELLAR_PSN_MASK;
+		if (from >= res->sent)
+			return true;	/* not sent yet: it will be */
+		if (!stellar_res_pending(res)) {
+			if (!xp->res_pending ||
+			    stellar_index_before(index, xp->res_send))
+				xp->res_send = index;
+			xp->res_pending++;
+		}
+		res->sent = from;
+		return true;
 	}
-	return NULL;
+	return false;
 }
 
 static void stellar_resp_duplicate(struct stellar_qp_xport *xp,
 				   const struct stellar_pkt *pkt)
 {
 	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
-	struct stellar_resp_res *res;
 
 	stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
 	if (flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE)) {
 		xp->ack_pending = true;
 		return;
 	}
-	res = stellar_resp_find_res(xp, pkt->psn, flags & STELLAR_OPF_ATOMIC);
-	if (!res)
-		return;
-	stellar_resp_flush_ack(xp);
-	if (res->is_atomic) {
-		stellar_resp_atomic_ack(xp, pkt->psn, res->orig);
-		return;
-	}
-	/* A retried READ may ask for the tail only: answer what it asks. */
-	if (stellar_read_npkts(xp, pkt->reth.len) - 1 <=
-	    (u32)stellar_psn_diff(res->last_psn, pkt->psn) &&
-	    (xp->cfg.access & IB_ACCESS_REMOTE_READ))
-		stellar_resp_read_reply(xp, pkt->psn, pkt->reth.va,
-					pkt->reth.rkey, pkt->reth.len);
+	if (!stellar_resp_redo(xp, pkt->psn, flags & STELLAR_OPF_ATOMIC))
+		stellar_xstat(xp, STELLAR_XS_DROP_RD_DUP, 1);
 }
 
 /* The IP header of @skb carries the congestion mark (ECN CE). */
@@ -1014,16 +1198,6 @@ static void stellar_resp_ud(struct stellar_qp_xport *xp, struct sk_buff *skb,
 	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->se);
 }
 
-static bool stellar_resp_state_ok(struct stellar_qp_xport *xp)
-{
-	enum ib_qp_state state = xp->cfg.state;
-
-	return (state == IB_QPS_RTR || state == IB_QPS_RTS ||
-		state == IB_QPS_SQD || state == IB_QPS_SQE) &&
-	       !test_bit(STELLAR_XP_ERROR, &xp->flags) &&
-	       !test_bit(STELLAR_XP_GO_ERROR, &xp->flags);
-}
-
 /* A request for this QP; consumes @skb. */
 static void stellar_resp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 			     const struct stellar_pkt *pkt)
@@ -1093,12 +1267,16 @@ void stellar_rx_work(struct work_struct *work)
 						   rx_work);
 	u32 budget = STELLAR_RX_BUDGET;
 	struct sk_buff *skb;
+	bool more;
 
 	while (budget-- && (skb = stellar_xport_rx_dequeue(xp)))
 		stellar_rx_one(xp, skb);
 	mutex_lock(&xp->resp_mutex);
+	more = stellar_resp_stream(xp);
 	stellar_resp_flush_ack(xp);
 	mutex_unlock(&xp->resp_mutex);
+	if (more)
+		stellar_xport_queue(xp, &xp->resp_work);
 	if (!skb_queue_empty(&xp->rxq))
 		stellar_xport_queue(xp, &xp->rx_work);
 }

@@ -145,6 +145,19 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 		    void *buf, u32 len, enum stellar_copy_dir dir, int access);
 
 /**
+ * stellar_mr_check_remote() - may a peer access a range of a region now
+ * @pd: the PD the key must belong to
+ * @rkey: the R_Key
+ * @iova: first address
+ * @len: bytes (0: always allowed)
+ * @access: IB_ACCESS_REMOTE_* rights required
+ *
+ * Return: 0, -EACCES or -EFAULT as stellar_mr_copy() would.
+ */
+int stellar_mr_check_remote(struct stellar_pd *pd, u32 rkey, u64 iova,
+			    u32 len, int access);
+
+/**
  * stellar_sgl_copy() - copy between a buffer and part of an SGE list
  * @pd: the PD of the QP
  * @sge: the list

@@ -98,6 +98,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	mutex_init(&xp->resp_mutex);
 	INIT_WORK(&xp->req_work, stellar_req_work);
 	INIT_WORK(&xp->rx_work, stellar_rx_work);
+	INIT_WORK(&xp->resp_work, stellar_resp_work);
 	skb_queue_head_init(&xp->rxq);
 	seqlock_init(&xp->rxf_lock);
 	xa_init(&xp->ooo);
@@ -116,6 +117,7 @@ static void stellar_xport_stop(struct stellar_qp_xport *xp)
 	del_timer_sync(&xp->rnr_timer);
 	cancel_work_sync(&xp->req_work);
 	cancel_work_sync(&xp->rx_work);
+	cancel_work_sync(&xp->resp_work);
 	/* The work items may have armed the timers before they stopped. */
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);
@@ -433,6 +435,8 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_ECN_CE_RCVD] = "ecn_ce_rcvd",
 	[STELLAR_XS_ECN_ECHOES_RCVD] = "ecn_echoes_rcvd",
 	[STELLAR_XS_DROP_SOURCE] = "drop_source",
+	[STELLAR_XS_NAK_RD_LIMIT] = "nak_rd_limit",
+	[STELLAR_XS_DROP_RD_DUP] = "drop_rd_duplicate",
 };
 
 /**

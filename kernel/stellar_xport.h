@@ -2,13 +2,15 @@
 /*
  * virtio-stellar: private state of the RoCEv2 transport engine.
  *
- * Each QP has two work items on the transport workqueue: the requester
+ * Each QP has three work items on the transport workqueue: the requester
  * (req_work: sends new and retransmitted packets, handles timer expiry and
- * flushes the send queue in the error state) and the receiver (rx_work:
+ * flushes the send queue in the error state), the receiver (rx_work:
  * drains the QP's backlog of received packets; requests go to the
- * responder, responses to the completer).  The requester and the completer
- * share the send side state under req_mutex; the responder has its own
- * state under resp_mutex.  Neither mutex is ever held while taking the
+ * responder, responses to the completer) and the responder's sender
+ * (resp_work: the responses of READ and atomic requests, a budget of
+ * packets per run).  The requester and the completer share the send
+ * side state under req_mutex; the responder has its own state under
+ * resp_mutex.  Neither mutex is ever held while taking the
  * verbs layer's qp->state_lock, which is held when stellar_xport_modify()
  * takes them.
  *
@@ -153,6 +155,8 @@ enum stellar_xport_stat {
 	STELLAR_XS_ECN_CE_RCVD,
 	STELLAR_XS_ECN_ECHOES_RCVD,
 	STELLAR_XS_DROP_SOURCE,
+	STELLAR_XS_NAK_RD_LIMIT,
+	STELLAR_XS_DROP_RD_DUP,
 	__STELLAR_XS_MAX,
 };
 
@@ -195,27 +199,39 @@ struct stellar_swqe {
 };
 
 /**
- * struct stellar_resp_res - a READ or atomic request the responder served
+ * struct stellar_resp_res - a READ or atomic request of the peer
  * @first_psn: its PSN
- * @last_psn: PSN of the last READ response
- * @va: READ: remote address, atomic: target
- * @rkey: its key
+ * @last_psn: PSN of its last response
+ * @npkts: responses it takes (1 for an atomic)
+ * @sent: responses sent so far; a duplicate request moves it back
+ * @msn: the MSN its responses carry
+ * @mtu: READ: payload bytes per response
+ * @va: READ: remote address
+ * @rkey: READ: its key
  * @length: READ length
  * @orig: atomic: the value returned
  * @is_atomic: atomic rather than READ
+ * @ack_first: an ACK for the requests before it was deferred behind
+ *	earlier responses: it goes out before this request's responses
  * @valid: entry holds a request
  *
- * Kept so that a duplicate request is answered again without executing
- * an atomic twice.
+ * The responses are sent by the responder work, a few at a time; the
+ * entry stays after that, so that a duplicate request is answered again
+ * from what the original asked for, without executing an atomic twice.
  */
 struct stellar_resp_res {
 	u32 first_psn;
 	u32 last_psn;
+	u32 npkts;
+	u32 sent;
+	u32 msn;
+	u32 mtu;
 	u64 va;
 	u32 rkey;
 	u32 length;
 	u64 orig;
 	bool is_atomic;
+	bool ack_first;
 	bool valid;
 };
 
@@ -391,8 +407,16 @@ struct stellar_rx_filter {
  * @ack_twice: the next ACK answers a resent packet: send it on
  *	@alt_sport too
  * @msg: the message being received
- * @res: READ/atomic responder resources (STELLAR_MAX_RD_ATOM)
- * @res_next: next @res entry to use
+ * @resp_work: sends the responses of READ and atomic requests
+ * @res: READ/atomic requests of the peer by free-running index (modulo
+ *	STELLAR_MAX_RD_ATOM), kept after they are answered for duplicates
+ * @res_next: index of the next request
+ * @res_send: index of the oldest request that may have responses to send
+ * @res_pending: requests with responses to send, at most
+ *	cfg.max_dest_rd_atomic new ones (beyond: NAK Invalid Request); while
+ *	there are any, ACKs and NAKs for later PSNs wait
+ * @nak_syn: a sequence or RNR NAK that waits for them (0: none)
+ * @nak_psn: its PSN
  */
 struct stellar_qp_xport {
 	struct stellar_qp *qp;
@@ -465,8 +489,13 @@ struct stellar_qp_xport {
 	u16 alt_sport;
 	bool ack_twice;
 	struct stellar_resp_msg msg;
+	struct work_struct resp_work;
 	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
 	u32 res_next;
+	u32 res_send;
+	u32 res_pending;
+	u8 nak_syn;
+	u32 nak_psn;
 };
 
 /**
@@ -614,6 +643,7 @@ void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status);
 
 /* stellar_resp.c */
 void stellar_rx_work(struct work_struct *work);
+void stellar_resp_work(struct work_struct *work);
 void stellar_resp_reset(struct stellar_qp_xport *xp);
 void stellar_resp_purge(struct stellar_qp_xport *xp);
 void stellar_resp_flush(struct stellar_qp_xport *xp);

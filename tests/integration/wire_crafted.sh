@@ -20,8 +20,14 @@
 # MR bounds, offset, disagreement with the RETH) are dropped and counted;
 # the LAST packet of a SEND ahead of its FIRST lands in the posted receive
 # WQE at its offset and the SEND completes in order.
-# Finally the device still carries ibv_rc_pingpong to a second device in
-# ns1, and the module unloads.
+# The READ responder: a duplicate READ is answered from the request it
+# repeats (never from its own address, R_Key and length), a duplicate of
+# no READ is dropped (drop_rd_duplicate); a READ beyond max_dest_rd_atomic
+# unanswered ones is refused with NAK Invalid Request (nak_rd_limit); a
+# READ of 1 GB streams its responses: meanwhile the device still carries
+# ibv_rc_pingpong to a second device in ns1, and moving the QP to the
+# error state, destroying it, or killing its process and unloading the
+# module each take a few seconds at most.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -314,16 +320,36 @@ ext_send_placement() {
 	log "SEND LAST placed ahead of its FIRST; completed in order"
 }
 
+# start_wire_qp RQ_PSN: wire_qp as coprocess WIRE, its QP (QPN) expecting
+# RQ_PSN.
+start_wire_qp() {
+	local gid
+
+	gid=$(gid_index "$DEV" "$V4_LOCAL")
+	coproc WIRE { "$WIRE_QP" "$DEV" "$gid" "$V4_PEER" 0x777 "$1" \
+		2>"$STELLAR_OUT/wire_qp.err"; }
+	read -r -t 60 -u "${WIRE[0]}" _ QPN ||
+		fail "wire_qp did not start:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+	log "RC QP $QPN in RTS expects PSN $1"
+}
+
+# stop_wire_qp: wire_qp destroys its resources and exits; STOP_MS says
+# how long that took.
+stop_wire_qp() {
+	local pid=$WIRE_PID start
+
+	start=$(date +%s%N)
+	echo quit >&"${WIRE[1]}"
+	wait "$pid" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+	STOP_MS=$((($(date +%s%N) - start) / 1000000))
+}
+
 psn_window() {
-	local gid qpn psn
+	local qpn psn
 
 	build_wire_qp
-	gid=$(gid_index "$DEV" "$V4_LOCAL")
-	coproc WIRE { "$WIRE_QP" "$DEV" "$gid" "$V4_PEER" 0x777 0x100 \
-		2>"$STELLAR_OUT/wire_qp.err"; }
-	read -r -t 60 -u "${WIRE[0]}" _ qpn ||
-		fail "wire_qp did not start:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
-	log "RC QP $qpn in RTS expects PSN 0x100"
+	start_wire_qp 0x100
+	qpn=$QPN
 
 	for psn in 0x900100 0x500100 0xf00100; do
 		psn_probe "$qpn" "$psn" yes
@@ -340,9 +366,153 @@ psn_window() {
 	ext_send "$qpn" 0x101
 	ext_placement "$qpn"
 	ext_send_placement "$qpn"
-	echo quit >&"${WIRE[1]}"
-	wait "$WIRE_PID" || fail "wire_qp exited with $?:"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
+	stop_wire_qp
 	log "the packet with the expected PSN was received"
+}
+
+# --- the READ responder --------------------------------------------------
+
+# read_listen ARGS...: READ requests (roce_craft.py read ARGS) from the
+# peer's address; prints the responses of the next 2 seconds.
+read_listen() {
+	local out
+
+	out=$(ip netns exec ns1 python3 "$CRAFT" read --listen 2 \
+		--src "$V4_PEER" --dst "$V4_LOCAL" "$@" \
+		2>>"$STELLAR_OUT/craft.log") ||
+		fail "roce_craft.py read $* failed:"$'\n'"$(tail -5 "$STELLAR_OUT/craft.log")"
+	echo "$out" | grep '^resp ' || true
+}
+
+# A duplicate READ is answered from the READ it repeats, from its own PSN
+# on: its own address, R_Key and length are not used.  A duplicate of no
+# READ is dropped and counted.
+read_duplicates() {
+	local va rkey resp a b
+
+	start_wire_qp 0x1000
+	qp_cmd mr
+	read -r _ _ va _ rkey <<<"$QP_REPLY"
+	a=$(printf 'A%.0s' $(seq 64))
+	b=$(printf 'B%.0s' $(seq 64))
+	craft 4 write --qpn "$QPN" --psn 0x1000 --va "$va" --rkey "$rkey" \
+		--data "$a" >/dev/null
+	craft 4 write --qpn "$QPN" --psn 0x1001 --va $((va + 2048)) \
+		--rkey "$rkey" --data "$b" >/dev/null
+	resp=$(read_listen --qpn "$QPN" --psn 0x1002 --va "$va" --rkey "$rkey" \
+		--len 64 --count 1)
+	assert_contains "$resp" "resp 10 001002 1f 64 $a" "the READ's response"
+	resp=$(read_listen --qpn "$QPN" --psn 0x1002 --va $((va + 2048)) \
+		--rkey "$rkey" --len 64 --count 1)
+	assert_contains "$resp" "resp 10 001002 1f 64 $a" \
+		"the response to a duplicate READ of other bytes"
+	resp=$(read_listen --qpn "$QPN" --psn 0x1002 --va $((va + 2048)) \
+		--rkey $((rkey ^ 0x100)) --len 4096 --count 1)
+	assert_contains "$resp" "resp 10 001002 1f 64 $a" \
+		"the response to a duplicate READ with a bad R_Key and length"
+
+	# 3000 bytes: PSNs 0x1003-0x1005; the duplicate asks for 0x1004 on.
+	read_listen --qpn "$QPN" --psn 0x1003 --va "$va" --rkey "$rkey" \
+		--len 3000 --count 1 >/dev/null
+	resp=$(read_listen --qpn "$QPN" --psn 0x1004 --va 0 \
+		--rkey $((rkey ^ 0x100)) --len 64 --count 1)
+	assert_contains "$resp" "resp 0e 001004 - 1024 " \
+		"a duplicate of a READ's second response"
+	assert_contains "$resp" "resp 0f 001005 1f 952 " \
+		"a duplicate of a READ's second response"
+	assert_not_contains "$resp" "resp 0d" \
+		"a duplicate of a READ's second response"
+
+	read_listen --qpn "$QPN" --psn 0x1001 --va "$va" --rkey "$rkey" \
+		--len 64 --count 1 >/dev/null
+	wait_for 10 qp_stat_is "$QPN" drop_rd_duplicate 1
+	assert_eq "$(qp_stat "$QPN" naks_sent)" 0 "NAKs after duplicate READs"
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "QP after duplicate READs"
+	stop_wire_qp
+	log "duplicate READs answered from the READs they repeat"
+}
+
+# qp_stat_at_least QPN NAME VALUE: the counter has at least that value.
+qp_stat_at_least() {
+	[ "$(qp_stat "$1" "$2")" -ge "$3" ]
+}
+
+# qp_stream_stopped QPN: the QP sends nothing for a second.
+qp_stream_stopped() {
+	local tx
+
+	tx=$(qp_stat "$1" tx_packets)
+	sleep 1
+	[ "$(qp_stat "$1" tx_packets)" = "$tx" ]
+}
+
+# big_read PSN: a READ of 1 GB (1M responses) of a big MR of the QP.
+big_read() {
+	local va rkey
+
+	qp_cmd "bigmr 1024"
+	read -r _ _ va _ rkey <<<"$QP_REPLY"
+	craft 4 read --qpn "$QPN" --psn "$1" --va "$va" --rkey "$rkey" \
+		--len $((1 << 30)) --count "${2:-1}" >/dev/null
+}
+
+# wire_qp (max_dest_rd_atomic 1) gets a second READ while the first is
+# still answered: NAK Invalid Request, the QP goes to the error state and
+# its answers stop.
+read_limit() {
+	start_wire_qp 0x2000
+	big_read 0x2000 2
+	wait_for 30 qp_stat_is "$QPN" nak_rd_limit 1
+	assert_eq "$(qp_stat "$QPN" naks_sent)" 1 "NAKs for a READ beyond the limit"
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" "completion status 5 " \
+		"the receive flushed after a READ beyond the limit"
+	wait_for 10 qp_stream_stopped "$QPN"
+	stop_wire_qp
+	log "a READ beyond max_dest_rd_atomic was refused; the QP failed"
+}
+
+# While a READ of 1 GB is answered, another QP's traffic completes; moving
+# the QP to the error state and destroying it each take less than 5 s.
+read_stream() {
+	start_wire_qp 0x3000
+	big_read 0x3000
+	wait_for 30 qp_stat_at_least "$QPN" tx_packets 1000
+	still_works
+	[ "$(qp_stat "$QPN" tx_packets)" -lt $((1 << 20)) ] ||
+		fail "the READ of 1 GB was answered before the test could stop it"
+	qp_cmd error
+	[ "${QP_REPLY#error }" -lt 5000 ] ||
+		fail "moving the QP to ERR during a READ took ${QP_REPLY#error } ms"
+	wait_for 10 qp_stream_stopped "$QPN"
+	stop_wire_qp
+	[ "$STOP_MS" -lt 5000 ] ||
+		fail "destroying the QP after a READ took $STOP_MS ms"
+	log "READ of 1 GB: another QP worked meanwhile; ERR in ${QP_REPLY#error } ms, destroyed in $STOP_MS ms"
+}
+
+# A READ of 1 GB is answered when its process is killed: the QP, the
+# device and the module go in less than 10 s.
+read_unload() {
+	local start ms pid
+
+	start_wire_qp 0x4000
+	pid=$WIRE_PID
+	big_read 0x4000
+	wait_for 30 qp_stat_at_least "$QPN" tx_packets 1000
+	start=$(date +%s%N)
+	kill -KILL "$pid"
+	wait "$pid" || true
+	assert_eq "$(rdma resource show qp | grep -c ' type RC ' || true)" 0 \
+		"RC QPs left"
+	rdma link delete "$DEV"
+	ip netns del ns1
+	stellar_unload
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -lt 10000 ] ||
+		fail "killing a process during a READ and unloading took $ms ms"
+	log "killed during a READ of 1 GB: QP, device and module gone in $ms ms"
 }
 
 # The device still works: ibv_rc_pingpong with a second device in ns1.
@@ -374,11 +544,8 @@ wait_for 15 ib_has_gid "$DEV" "::ffff:$V4_LOCAL"
 malformed_headers
 unknown_qpns
 psn_window
-still_works
-
-assert_eq "$(rdma resource show qp | grep -c ' type RC ' || true)" 0 \
-	"RC QPs left"
-rdma link delete "$DEV"
-ip netns del ns1
-stellar_unload
+read_duplicates
+read_limit
+read_stream
+read_unload
 log "wire_crafted OK"

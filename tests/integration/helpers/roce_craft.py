@@ -30,6 +30,14 @@ Cases (each packet is meant to be dropped for the reason in brackets):
                to QPNs --qpn .. --qpn + --span - 1 in turn, correct ICRC
   write        one RC RDMA_WRITE_ONLY of --data to --va/--rkey of --qpn at
                --psn, correct ICRC
+  read         --count RC RDMA_READ requests of --len bytes at --va/--rkey
+               to --qpn, the first at --psn, each after the PSNs the one
+               before takes (path MTU --mtu); with --listen SECONDS, the
+               responses that arrive at --src (UDP port 4791) until then
+               are printed first, one line each:
+               "resp OPCODE PSN SYNDROME LEN DATA" (hex opcode, PSN and
+               AETH syndrome, "-" without AETH; DATA: the first 64 payload
+               bytes, printable ones as they are, others as '.')
   xhdr-bad     the stellar XHDR bit on RC opcodes that have no stellar
                header (READ request and response, atomic, atomic ACK)
                                                       [rx_drop_bad_opcode]
@@ -64,10 +72,16 @@ RC_SEND_LAST = 0x02
 RC_SEND_ONLY = 0x04
 RC_RDMA_WRITE_ONLY = 0x0A
 RC_RDMA_READ_REQUEST = 0x0C
+RC_RDMA_READ_RESPONSE_FIRST = 0x0D
+RC_RDMA_READ_RESPONSE_LAST = 0x0F
 RC_RDMA_READ_RESPONSE_ONLY = 0x10
 RC_ACKNOWLEDGE = 0x11
 RC_ATOMIC_ACKNOWLEDGE = 0x12
 RC_COMPARE_SWAP = 0x13
+# Responses with an AETH.
+AETH_OPCODES = (RC_RDMA_READ_RESPONSE_FIRST, RC_RDMA_READ_RESPONSE_LAST,
+                RC_RDMA_READ_RESPONSE_ONLY, RC_ACKNOWLEDGE,
+                RC_ATOMIC_ACKNOWLEDGE)
 # stellar wire extensions: BTH byte 8 (resv7) bits, placement header.
 BTH_XCAP = 0x40
 BTH_XHDR = 0x20
@@ -289,6 +303,50 @@ def case_write(path, args):
     path.send(x_packet(RC_RDMA_WRITE_ONLY, args, reth, data))
 
 
+def read_responses(sock, seconds):
+    """Summaries of the RoCEv2 responses sock receives within seconds."""
+    lines = []
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return lines
+        sock.settimeout(left)
+        try:
+            packet = sock.recv(65536)
+        except socket.timeout:
+            return lines
+        if len(packet) < BTH_LEN + ICRC_LEN:
+            continue
+        opcode, psn = packet[0], struct.unpack(">I", packet[8:12])[0]
+        pad = packet[1] >> 4 & 3
+        aeth = opcode in AETH_OPCODES
+        syndrome = "%02x" % packet[BTH_LEN] if aeth else "-"
+        start = BTH_LEN + (4 if aeth else 0) + (8 if opcode ==
+                                                RC_ATOMIC_ACKNOWLEDGE else 0)
+        data = packet[start:len(packet) - ICRC_LEN - pad]
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in data[:64])
+        lines.append("resp %02x %06x %s %d %s" % (opcode, psn & 0xFFFFFF,
+                                                  syndrome, len(data), text))
+
+
+def case_read(path, args):
+    listener = None
+    if args.listen:
+        family = socket.AF_INET6 if path.v6 else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_DGRAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        listener.bind((str(path.src), ROCE_PORT))
+    psn = args.psn
+    for _ in range(args.count):
+        reth = struct.pack(">QII", args.va, args.rkey, args.len)
+        path.send(bth(RC_RDMA_READ_REQUEST, args.qpn, psn) + reth)
+        psn += max(1, -(-args.len // args.mtu))
+    if listener:
+        for line in read_responses(listener, args.listen):
+            print(line)
+
+
 def case_xhdr_bad(path, args):
     for opcode, ext_len, data_len in ((RC_RDMA_READ_REQUEST, 16, 0),
                                       (RC_COMPARE_SWAP, 28, 0),
@@ -359,7 +417,7 @@ CASES = {
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
     "write": case_write, "xhdr-bad": case_xhdr_bad, "sweep": case_sweep,
-    "ack": case_ack,
+    "ack": case_ack, "read": case_read,
 }
 
 
@@ -391,6 +449,12 @@ def parse_args():
     parser.add_argument("--rmsn", type=num, default=0)
     parser.add_argument("--xva", type=num, default=None)
     parser.add_argument("--xrkey", type=num, default=None)
+    parser.add_argument("--len", type=num, default=64,
+                        help="read: DMA length")
+    parser.add_argument("--mtu", type=int, default=1024,
+                        help="read: path MTU of the target QP")
+    parser.add_argument("--listen", type=float, default=0,
+                        help="read: print the responses of this many seconds")
     args = parser.parse_args()
     if args.case != "selftest" and not (args.src and args.dst):
         parser.error("--src and --dst are required")

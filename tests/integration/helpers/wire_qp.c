@@ -22,21 +22,29 @@
  *                  was refilled with 0xcc); prints "recv posted"
  *   mr             prints "mr va VA rkey RKEY" of the buffer (the MR
  *                  allows remote writes)
+ *   bigmr MB       registers MB megabytes for remote reads that cost only
+ *                  2 MB of memory (one memfd mapped again and again, bytes
+ *                  'R'); prints "bigmr va VA rkey RKEY"
+ *   error          moves the QP to the error state; prints "error MS",
+ *                  the milliseconds ibv_modify_qp took
  *   quit           exits 0
  *
  * Build: gcc -O2 -Wall -o wire_qp wire_qp.c -libverbs
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BUF_SIZE	4096
 #define FILL_BYTE	0xcc
+#define BIG_CHUNK	(2UL << 20)
 
 struct wire_qp {
 	struct ibv_context *ctx;
@@ -44,6 +52,7 @@ struct wire_qp {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
+	struct ibv_mr *big_mr;
 	unsigned char *buf;
 };
 
@@ -228,9 +237,51 @@ static void cmd_peek(struct wire_qp *w, unsigned int off, unsigned int len)
 	putchar('\n');
 }
 
+/* A big read-only MR: one 2 MB memfd mapped back to back @mb / 2 times. */
+static void cmd_bigmr(struct wire_qp *w, unsigned long mb)
+{
+	unsigned long len = (mb << 20) / BIG_CHUNK * BIG_CHUNK, off;
+	int fd = memfd_create("wire_qp", 0);
+	char *base, *chunk;
+
+	if (w->big_mr)
+		die("a second bigmr");
+	if (fd < 0 || ftruncate(fd, BIG_CHUNK))
+		die("memfd");
+	base = mmap(NULL, len, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!len || base == MAP_FAILED)
+		die("mmap");
+	for (off = 0; off < len; off += BIG_CHUNK) {
+		chunk = mmap(base + off, BIG_CHUNK, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, fd, 0);
+		if (chunk == MAP_FAILED)
+			die("mmap of the memfd");
+	}
+	memset(base, 'R', BIG_CHUNK);
+	close(fd);
+	w->big_mr = ibv_reg_mr(w->pd, base, len, IBV_ACCESS_REMOTE_READ);
+	if (!w->big_mr)
+		die("ibv_reg_mr of the big MR");
+	printf("bigmr va %llu rkey %u\n", (unsigned long long)(uintptr_t)base,
+	       w->big_mr->rkey);
+}
+
+static void cmd_error(struct wire_qp *w)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	double start = now();
+
+	errno = ibv_modify_qp(w->qp, &attr, IBV_QP_STATE);
+	if (errno)
+		die("modify_qp ERR");
+	printf("error %.0f\n", (now() - start) * 1000);
+}
+
 static void serve_commands(struct wire_qp *w)
 {
 	unsigned int len, off;
+	unsigned long mb;
 	char line[128];
 	double seconds;
 
@@ -245,6 +296,10 @@ static void serve_commands(struct wire_qp *w)
 			memset(w->buf, FILL_BYTE, BUF_SIZE);
 			post_recv(w);
 			printf("recv posted\n");
+		} else if (sscanf(line, "bigmr %lu", &mb) == 1) {
+			cmd_bigmr(w, mb);
+		} else if (!strncmp(line, "error", 5)) {
+			cmd_error(w);
 		} else if (!strncmp(line, "mr", 2))
 			printf("mr va %llu rkey %u\n",
 			       (unsigned long long)(uintptr_t)w->buf,
@@ -258,6 +313,7 @@ static void serve_commands(struct wire_qp *w)
 static void destroy_resources(struct wire_qp *w)
 {
 	if (ibv_destroy_qp(w->qp) || ibv_dereg_mr(w->mr) ||
+	    (w->big_mr && ibv_dereg_mr(w->big_mr)) ||
 	    ibv_destroy_cq(w->cq) || ibv_dealloc_pd(w->pd) ||
 	    ibv_close_device(w->ctx))
 		die("destroying the resources");
