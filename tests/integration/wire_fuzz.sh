@@ -257,7 +257,8 @@ log "fuzzer: $(cat "$STELLAR_OUT/fuzz.out")"
 check_injected "$(awk '{ print $2 }' "$STELLAR_OUT/fuzz.out")"
 check_runs
 still_works
-rm -f "$STELLAR_OUT/injected.pcap"
+# Keep the injected frames only if a fuzzed run failed (to replay them).
+grep -qv ' ok ' "$TRAFFIC/runs.fuzzed" || rm -f "$STELLAR_OUT/injected.pcap"
 
 assert_eq "$(rdma resource show qp | grep -c ' type \(RC\|UC\|UD\) ' || true)" \
 	0 "QPs left"
