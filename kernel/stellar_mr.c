@@ -25,7 +25,8 @@
 #define STELLAR_KEY_INDEX	GENMASK(31, 8)
 #define STELLAR_KEY_VARIANT	GENMASK(7, 0)
 
-static_assert(STELLAR_MR_INDEX_MAX <= STELLAR_KEY_INDEX >> 8);
+/* Every MR index fits in the key. */
+static_assert(STELLAR_MR_INDEX_MAX <= (STELLAR_KEY_INDEX >> 8));
 
 static u32 stellar_key_index(u32 key)
 {
