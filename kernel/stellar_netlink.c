@@ -393,8 +393,10 @@ static int stellar_dump_qp(struct sk_buff *skb, struct netlink_callback *cb)
 /*
  * Devices resolve only in the requester's namespace, so the requester's
  * CAP_NET_ADMIN there (GENL_UNS_ADMIN_PERM) is CAP_NET_ADMIN in the
- * device's: needed for changes and for per-QP detail (QP numbers and
- * PSNs are what an injected packet must match).
+ * device's: needed for per-QP detail (QP numbers and PSNs are what an
+ * injected packet must match) and per-QP changes.  Device settings size
+ * host memory (eMTT cache, receive buffers) and stay with the host's
+ * administrator (GENL_ADMIN_PERM).
  */
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{
@@ -405,7 +407,7 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 	{
 		.cmd = STELLAR_CMD_SET_DEV,
 		.doit = stellar_cmd_set_dev,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = STELLAR_CMD_GET_PARAMS,
