@@ -10,8 +10,8 @@
 # pinned chunks (every pin released), several QPs racing to pin the same
 # chunks, eager mode, MRs whose iova is not their address, and data
 # through the eMTT on, off, smaller than the working set and resized under
-# traffic; an MR deregistered and re-registered under the same key while
-# traffic hammers it (eMTT on, off and tiny) never shows the old pages.
+# traffic; an MR deregistered and re-registered under the same key index
+# while traffic hammers it (eMTT on, off and tiny) never shows the old pages.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
