@@ -13,9 +13,12 @@
 #                   not part of check; T=name for one test)
 #
 # KDIR selects the kernel build tree (default: the running kernel's, else
-# the newest installed).  T=name runs a single VM integration test.
+# the newest installed).  T=name runs a single VM integration test;
+# MEMDEBUG=1 boots every test VM with SLUB debugging (default: the
+# hardening tests only).
 
 DESTDIR ?=
+MEMDEBUG ?= 0
 # checkpatch.pl ships with linux-source-6.1 (not with the headers).
 CHECKPATCH ?= $(firstword $(wildcard \
 	/usr/src/linux-source-6.1/scripts/checkpatch.pl \
@@ -50,12 +53,12 @@ testprogs:
 	$(MAKE) -C providers/stellar testprogs
 
 vmtest: all testprogs
-	./tests/vm/run-tests.sh $(T)
+	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
 check: deps
 	$(MAKE) all testprogs
 	$(MAKE) unit
-	./tests/vm/run-tests.sh $(T)
+	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
 demo: deps
 	$(MAKE) all

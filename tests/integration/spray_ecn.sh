@@ -3,8 +3,8 @@
 # Copyright (c) 2026 The virtio-stellar authors
 #
 # ECN feedback under packet spray: two VMs joined by 4 links combined by a
-# bond (balance-xor, layer3+4), every link shaped to 50mbit except link 2
-# at 10mbit, whose queue is an fq_codel with ECN marking.  One stellar QP
+# bond (balance-xor, layer3+4), every link shaped to 20mbit except link 2
+# at 4mbit, whose queue is an fq_codel with ECN marking.  One stellar QP
 # (spray_paths 16) runs ib_write_bw from VM b to VM a:
 #
 #   - its requests are ECN-capable and the CE marks fq_codel sets on link
@@ -52,7 +52,7 @@ marking() {
 	local dev
 
 	dev=$(link_dev "$MARK_LINK")
-	mp_shape "$dev" 10mbit
+	mp_shape "$dev" 4mbit
 	if [ "$1" = on ]; then
 		tc qdisc replace dev "$dev" parent 1:1 handle 10: \
 			fq_codel ecn target 1ms interval 10ms
@@ -89,7 +89,7 @@ write_run() {
 }
 
 stellar_load spray_paths=16
-mp_bond 50mbit
+mp_bond 20mbit
 rdma link add stellar0 type stellar netdev "$MP_DEV"
 GID=$(gid_index stellar0 "$MP_IP")
 wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"

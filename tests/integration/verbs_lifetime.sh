@@ -12,7 +12,7 @@
 # with EFAULT and leaves no QP behind, the kernel reports nothing and the
 # module unloads.  A use after free here is a race: the
 # test finds it only when a packet or a poller pass hits its window.
-# stellar-test: vms=1 timeout=500 smp=2
+# stellar-test: vms=1 timeout=500 smp=2 memdebug=on
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -54,7 +54,7 @@ check_rc() {
 make_test good 'vms=1 timeout=60' 'log fine'
 make_test warn 'vms=1 timeout=60' "echo 'WARNING: test' >/dev/kmsg"
 make_test exit1 'vms=1 timeout=60' 'false'
-make_test slub 'vms=1 timeout=60' \
+make_test slub 'vms=1 timeout=60 memdebug=on' \
 	"grep -q slub_debug=FZPU /proc/cmdline || fail 'no slub_debug'; echo 'BUG kmalloc-64 (Not tainted): Poison overwritten' >/dev/kmsg"
 make_test slow 'vms=1 timeout=5' 'sleep 60'
 make_test panic 'vms=1 timeout=60' 'echo c >/proc/sysrq-trigger; sleep 30'
