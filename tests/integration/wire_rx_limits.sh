@@ -39,7 +39,8 @@ craft() {
 	local src=$1 dst=$2 out
 
 	shift 2
-	out=$(ip netns exec ns1 python3 "$CRAFT" "$@" --src "$src" \
+	# shellcheck disable=SC2086 # CRAFT_PREFIX: words of a command
+	out=$(ip netns exec ns1 ${CRAFT_PREFIX:-} python3 "$CRAFT" "$@" --src "$src" \
 		--dst "$dst" 2>>"$STELLAR_OUT/craft.log") ||
 		fail "roce_craft.py $* failed:"$'\n'"$(tail -5 "$STELLAR_OUT/craft.log")"
 	echo "$out" | tail -n 1
@@ -187,8 +188,11 @@ byte_cap() {
 	full=$(stellar_stat stellar0 rx_drop_queue_full)
 	echo 4096 >"$CAP" || fail "cannot set rx_queue_bytes"
 	rx=$(stellar_stat stellar0 rx_packets)
-	sent=$(craft "$PEER" "$A_IP" psn --qpn "$qpn" --psn 0x900100 \
-		--count 2000)
+	# A real-time sender on the one vCPU keeps the receive work (a
+	# normal kworker) off it, so the backlog fills: without that, whether
+	# the sender outruns the work is up to the scheduler.
+	sent=$(CRAFT_PREFIX="chrt -f 10" craft "$PEER" "$A_IP" psn \
+		--qpn "$qpn" --psn 0x900100 --count 2000)
 	wait_for 60 stat_at_least stellar0 rx_packets $((rx + sent))
 	wait_for 30 stat_is stellar0 rx_queued_bytes 0
 	full=$(($(stellar_stat stellar0 rx_drop_queue_full) - full))
