@@ -51,6 +51,7 @@ unit:
 # Programs the VM integration tests run.
 testprogs:
 	$(MAKE) -C providers/stellar testprogs
+	$(MAKE) -C tests/kmod
 
 vmtest: all testprogs
 	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
@@ -79,6 +80,7 @@ checkpatch:
 
 clean:
 	-$(MAKE) -C kernel clean
+	-$(MAKE) -C tests/kmod clean
 	$(MAKE) -C providers/stellar clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean

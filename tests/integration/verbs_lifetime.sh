@@ -10,15 +10,28 @@
 # SENDs and WRITEs with a correct ICRC at the QPNs being handed out and
 # the doorbell poller walks the QP table.  Every failed creation fails
 # with EFAULT and leaves no QP behind, the kernel reports nothing and the
-# module unloads.  A use after free here is a race: the
-# test finds it only when a packet or a poller pass hits its window.
+# module unloads.  A use after free here is a race that a packet or a
+# poller pass hits only by luck, so the test then runs the churn again
+# with tests/kmod/stellar_race.ko widening each window to tens of
+# milliseconds:
+#   qp_create   a lookup finds a QP whose creation then fails, and holds it
+#               (the driver must not make a QP visible before it can no
+#               longer fail);
+#   qp_lookup   a lookup is slowed down between finding a QP and taking its
+#               reference while the QP is destroyed (the reference must be
+#               taken where a destroy waits for it);
+#   frmr_fence  a copy into a fast-registration MR is slowed down while the
+#               key is invalidated (no byte may land after the invalidation
+#               returned).
 # stellar-test: vms=1 timeout=500 smp=2 memdebug=on
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
 
 HELPERS=$STELLAR_REPO/tests/integration/helpers
-SECONDS_CHURN=60
+SECONDS_CHURN=40
+SECONDS_RACE=15
+RACE_KO=$(dirname "$STELLAR_KO")/../tests/kmod/stellar_race.ko
 
 [ "$(nproc)" -ge 2 ] || fail "this test needs 2 vCPUs, the VM has $(nproc)"
 stellar_load db_poll_interval=20
@@ -61,5 +74,25 @@ log "$created QPs, $rx packets received"
 
 [ -z "$(rdma resource show qp | grep -v 'comm \[')" ] ||
 	fail "QPs left behind: $(rdma resource show qp)"
+
+[ -f "$RACE_KO" ] || fail "test module not built: $RACE_KO (run make testprogs)"
+declare -A RACE_ARGS=([qp_create]="delay_ms=50 hold_ms=60" [qp_lookup]="delay_ms=20")
+for mode in qp_create qp_lookup; do
+	# shellcheck disable=SC2086 # the arguments are words
+	insmod "$RACE_KO" mode=$mode ${RACE_ARGS[$mode]} || fail "insmod stellar_race mode=$mode"
+	/tmp/local_limits stellar0 churn "$SECONDS_RACE" \
+		>"$STELLAR_OUT/race-$mode.log" 2>&1 ||
+		fail "churn under $mode: $(cat "$STELLAR_OUT/race-$mode.log")"
+	held=$(cat /sys/module/stellar_race/parameters/held)
+	rmmod stellar_race
+	log "$mode: the lookup thread held $held QPs"
+	[ "$held" -ge 3 ] || fail "$mode: only $held QPs held, window not exercised"
+done
+insmod "$RACE_KO" mode=frmr_fence delay_ms=300 ||
+	fail "insmod stellar_race mode=frmr_fence"
+result=$(cat /sys/module/stellar_race/parameters/result)
+rmmod stellar_race
+log "frmr_fence: $(dmesg | grep 'stellar_race: frmr_fence' | tail -n 1)"
+[ "$result" = pass ] || fail "frmr_fence: $result"
 rdma link del stellar0
 stellar_unload
