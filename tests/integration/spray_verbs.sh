@@ -19,7 +19,10 @@
 # test at the end, after all data checks ran.
 #
 # Arguments (optional): topologies to run, of "ecmp" and "bond" (default
-# both, ECMP first: the bond takes the links' addresses away).
+# both, ECMP first: the bond takes the links' addresses away), and "long".
+# By default (make check) ECMP runs with 64 paths and the bond with 4;
+# "long" runs both path counts on each topology
+# (tests/vm/run-tests.sh spray_verbs -- long).
 #
 # ib_read_bw and rping (whose server RDMA READs the client's buffer) are
 # checked for data but not for spreading: a READ's responses take the path
@@ -36,11 +39,13 @@ TOOL=$STELLAR_REPO/tools/stellar-tool
 [ -x "$TOOL" ] || fail "stellar-tool not built: $TOOL (run make -C tools)"
 RATE=${SPRAY_RATE:-100mbit}
 TOPOLOGIES=()
+LONG=0
 for arg in "$@"; do
 	case "$arg" in
 	'') ;;	# the harness passes an empty argument when there are none
 	ecmp | bond) TOPOLOGIES+=("$arg") ;;
-	*) fail "unknown argument '$arg' (ecmp, bond)" ;;
+	long) LONG=1 ;;
+	*) fail "unknown argument '$arg' (ecmp, bond, long)" ;;
 	esac
 done
 [ "${#TOPOLOGIES[@]}" -gt 0 ] || TOPOLOGIES=(ecmp bond)
@@ -182,8 +187,19 @@ unimpair() {
 	mp_netem_off "$(link_dev 3)"
 }
 
-# run_topology TOPO: device on the topology, the workloads with 4 and 64
-# paths, clean and impaired.
+# The path counts a topology runs with: both when long.
+path_counts() {
+	if [ "$LONG" = 1 ]; then
+		echo 4 64
+	elif [ "$1" = ecmp ]; then
+		echo 64
+	else
+		echo 4
+	fi
+}
+
+# run_topology TOPO: device on the topology, the workloads with 4 and/or
+# 64 paths, clean and impaired.
 run_topology() {
 	local topo=$1 paths
 
@@ -192,7 +208,7 @@ run_topology() {
 	GID=$(gid_index stellar0 "$MP_IP")
 	barrier "$topo.up"
 	wait_for 10 ping -c 1 -W 1 -I "$MP_IP" "$MP_PEER_IP"
-	for paths in 4 64; do
+	for paths in $(path_counts "$topo"); do
 		"$TOOL" set --device stellar0 --spray-paths "$paths"
 		workloads "${topo}_p${paths}"
 		impair
