@@ -302,8 +302,13 @@ static void *stellar_frmr_addr(struct stellar_mr *mr, u64 iova, u32 *room)
 	return (void *)(uintptr_t)(mr->pages[index] + (off & (page_size - 1)));
 }
 
-static void stellar_copy_chunk(void *mem, void *buf, u32 len,
-			       enum stellar_copy_dir dir)
+/*
+ * Every byte that moves into or out of a DMA or fast-registration MR moves
+ * here.  Kept out of line so that tests/kmod/stellar_race.ko can slow one
+ * copy down with a kprobe whatever the compiler would inline.
+ */
+static noinline void stellar_copy_chunk(void *mem, void *buf, u32 len,
+					enum stellar_copy_dir dir)
 {
 	if (dir == STELLAR_COPY_TO_MR)
 		memcpy(mem, buf, len);

@@ -35,7 +35,7 @@ CONFIG_ON=(
 	IPV6 VETH BONDING NET_SCH_NETEM NET_SCH_TBF NET_SCH_FQ_CODEL
 	NET_SCH_RED NET_SCH_PRIO NET_CLS_U32 NET_CLS_BASIC IP_ROUTE_MULTIPATH
 	IPV6_MULTIPLE_TABLES IP_ADVANCED_ROUTER PACKET
-	VIRTIO_PCI VIRTIO_NET NET_9P NET_9P_VIRTIO 9P_FS OVERLAY_FS
+	VIRTIO_PCI VIRTIO_NET NET_9P NET_9P_VIRTIO 9P_FS FSCACHE OVERLAY_FS
 	BLK_DEV_LOOP BLK_DEV_NULL_BLK CONFIGFS_FS KPROBES KRETPROBES KALLSYMS
 )
 # Off: what a guest of the harness never uses; it halves the build.
@@ -66,7 +66,8 @@ unpack() {
 configure() {
 	local opt
 
-	[ -f "$SRC/.config" ] && return
+	# A .config older than this script misses its latest options.
+	[ "$SRC/.config" -nt "$0" ] && return
 	make -C "$SRC" -s x86_64_defconfig kvm_guest.config
 	for opt in "${CONFIG_ON[@]}"; do
 		"$SRC/scripts/config" --file "$SRC/.config" -e "$opt"

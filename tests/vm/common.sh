@@ -50,7 +50,8 @@ KLOG_BAD_PATTERNS=(
 	'kernel BUG' 'Call Trace:' 'RIP:' 'Kernel panic'
 	'Poison overwritten' 'Redzone overwritten' 'Padding overwritten'
 	'Object already free' 'Freepointer corrupt' 'Wrong object count'
-	'memory corruption' 'unreferenced object' 'kmemleak:'
+	'memory corruption' 'unreferenced object' 'suspected memory leak'
+	'leak detector disabled' 'kmemleak_object' 'Memory pool empty'
 )
 
 VM_PIDS=()
