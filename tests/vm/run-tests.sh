@@ -10,11 +10,17 @@
 # test script (it may live outside the repo).  Without tests, runs every
 # tests/integration/*.sh.  A test's topology comes from its header line
 #   # stellar-test: vms=1|2 links=N timeout=SECONDS [smp=N] [mem=MB] [skip=allowed]
-#                   [memdebug=on]
+#                   [memdebug=on] [alone=yes]
 # and can be overridden with the options below.  smp and mem default to
 # STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).  memdebug=on boots
 # the guests with SLUB debugging and page poisoning (common.sh); with
 # STELLAR_MEMDEBUG=1 (make check MEMDEBUG=1) every test does.
+#
+# Tests of one VM with one vCPU use one host CPU each, so with
+# STELLAR_TEST_JOBS=2 (the default on a host with two or more CPUs) they
+# run two at a time, before the others, which run one at a time; a test
+# whose header says alone=yes (it measures time or rates) never shares
+# the host.  STELLAR_TEST_JOBS=1 runs everything one at a time.
 #
 # Options:
 #   --vms N        number of VMs (1, or 2 = "a" and "b")
@@ -35,7 +41,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 OPT_VMS='' OPT_LINKS='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
-TAIL_PIDS=()
+TAIL_PIDS=() LANE_PIDS=()
+JOBS=${STELLAR_TEST_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
 N_PASS=0 N_FAIL=0 N_SKIP=0
 
 usage() {
@@ -46,6 +53,10 @@ usage() {
 cleanup() {
 	local pid
 
+	for pid in "${LANE_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
 	vm_kill_all
 	for pid in "${TAIL_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null
@@ -218,6 +229,67 @@ run_one() {
 	return 0
 }
 
+# Can SCRIPT run beside another test?  One VM, one vCPU, not alone=yes.
+pairable() {
+	local script=$1
+
+	[ "$JOBS" -gt 1 ] && [ "$VERBOSE" = 0 ] &&
+		[ "${OPT_VMS:-$(header_value "$script" vms 1)}" = 1 ] &&
+		[ "$(header_value "$script" smp "$DEFAULT_VM_SMP")" = 1 ] &&
+		[ "$(header_value "$script" alone no)" != yes ]
+}
+
+# Count the verdict line of a finished test's output and print it all.
+lane_report() {
+	local out=$1
+
+	case "$(grep -m 1 -E '^(PASS|FAIL|SKIP) ' "$out")" in
+	PASS*) N_PASS=$((N_PASS + 1)) ;;
+	SKIP*) N_SKIP=$((N_SKIP + 1)) ;;
+	*) N_FAIL=$((N_FAIL + 1)) ;;
+	esac
+	cat "$out"
+	rm -f "$out"
+}
+
+# Wait for one lane to finish and report it.
+lane_wait() {
+	local i pid
+
+	while :; do
+		for i in "${!LANE_PIDS[@]}"; do
+			pid=${LANE_PIDS[$i]}
+			kill -0 "$pid" 2>/dev/null && continue
+			wait "$pid" 2>/dev/null
+			lane_report "$RESULTS/.lane.$pid"
+			unset 'LANE_PIDS[i]'
+			LANE_PIDS=("${LANE_PIDS[@]}")
+			return
+		done
+		sleep 0.5
+	done
+}
+
+# Run the pairable tests JOBS at a time, each in a subshell of its own
+# whose VMs die with it; their output is printed when each ends.
+run_paired() {
+	local script pid
+
+	for script in "$@"; do
+		[ "${#LANE_PIDS[@]}" -ge "$JOBS" ] && lane_wait
+		(
+			trap vm_kill_all EXIT
+			trap 'exit 130' INT TERM
+			run_one "$script" >"$RESULTS/.lane.$BASHPID" 2>&1
+		) &
+		pid=$!
+		LANE_PIDS+=("$pid")
+	done
+	while [ "${#LANE_PIDS[@]}" -gt 0 ]; do
+		lane_wait
+	done
+}
+
 parse_args() {
 	local script
 
@@ -247,7 +319,7 @@ parse_args() {
 }
 
 main() {
-	local script summary
+	local script summary paired single
 
 	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
 	command -v qemu-system-x86_64 >/dev/null ||
@@ -260,7 +332,17 @@ main() {
 	trap 'exit 130' INT TERM
 	vm_initramfs "$(vm_kernel_version)" >/dev/null || exit 2
 	echo "results: $RESULTS"
+	paired=() single=()
 	for script in "${TESTS[@]}"; do
+		if pairable "$script"; then
+			paired+=("$script")
+		else
+			single+=("$script")
+		fi
+	done
+	[ "${#paired[@]}" -gt 1 ] || { single=("${paired[@]}" "${single[@]}"); paired=(); }
+	run_paired "${paired[@]}"
+	for script in "${single[@]}"; do
 		run_one "$script"
 	done
 	summary="$N_PASS passed, $N_FAIL failed"
