@@ -174,7 +174,13 @@ static int race_hammer(void *data)
 		else
 			for (qpn = next - 3; qpn != next + 2; qpn++)
 				race_hold(sdev, qpn, 0);
-		cond_resched();
+		/*
+		 * A voluntary sleep, not cond_resched(): a thread that only
+		 * ever gets preempted holds up RCU Tasks grace periods, and
+		 * with them the kprobe optimizer, which holds kprobe_mutex
+		 * and text_mutex meanwhile.
+		 */
+		usleep_range(100, 200);
 	}
 	return 0;
 }
