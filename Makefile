@@ -14,8 +14,8 @@
 #
 # KDIR selects the kernel build tree (default: the running kernel's, else
 # the newest installed).  T=name runs a single VM integration test;
-# MEMDEBUG=1 boots every test VM with SLUB debugging (default: the
-# hardening tests only).
+# MEMDEBUG=1 boots every test VM with SLUB debugging (default: all but the
+# tests whose header says memdebug=off).
 
 DESTDIR ?=
 MEMDEBUG ?= 0

@@ -4,7 +4,7 @@
 #
 # Bad input gets a clear error and leaves nothing behind: invalid
 # "rdma link add" requests and out-of-range module parameters.
-# stellar-test: vms=1 timeout=300 memdebug=on
+# stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -5,7 +5,7 @@
 # Device lifecycle: rdma link add/show/delete, what ibv_devinfo and
 # /proc/stellar report, port state following the netdev, removal of a
 # device with its netdev, rmmod with devices present, and reload.
-# stellar-test: vms=1 timeout=300 memdebug=on
+# stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -13,7 +13,7 @@
 #   - stellar-tool qps as that user fails with EPERM, status still works;
 #   - from "other", stellar-tool status lists no device
 #     and status/qps/set --device stellar0 find none.
-# stellar-test: vms=1 timeout=300 memdebug=on
+# stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

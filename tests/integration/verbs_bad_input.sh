@@ -13,7 +13,7 @@
 # killed with SIGKILL in the middle of a transfer leaves no resource behind
 # and the module unloads.  One VM: the QPs talk to each other through one
 # device (helpers/verbs_bad.c, ib_write_bw in loopback).
-# stellar-test: vms=1 timeout=400 memdebug=on
+# stellar-test: vms=1 timeout=400
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

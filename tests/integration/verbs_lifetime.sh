@@ -23,7 +23,7 @@
 #   frmr_fence  a copy into a fast-registration MR is slowed down while the
 #               key is invalidated (no byte may land after the invalidation
 #               returned).
-# stellar-test: vms=1 timeout=500 smp=2 memdebug=on
+# stellar-test: vms=1 timeout=500 smp=2
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -28,7 +28,7 @@
 # ibv_rc_pingpong to a second device in ns1, and moving the QP to the
 # error state, destroying it, or killing its process and unloading the
 # module each take a few seconds at most.
-# stellar-test: vms=1 timeout=900 memdebug=on
+# stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

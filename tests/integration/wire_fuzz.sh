@@ -27,7 +27,7 @@
 #   rate=N       injected frames per second (default 40)
 #   selfcheck    one traffic run (both sides sleep) hangs on purpose: the
 #                test must fail with "traffic hung"
-# stellar-test: vms=1 timeout=900 memdebug=on
+# stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -21,7 +21,7 @@
 #   never to stellar0's QP with the packet's QPN; a packet this host sends
 #   to stellar1's address from a QP of stellar0 (an ACK sent through the
 #   loopback path) goes to stellar1 too.
-# stellar-test: vms=1 timeout=600 memdebug=on alone=yes
+# stellar-test: vms=1 timeout=600 alone=yes
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"

@@ -54,8 +54,10 @@ check_rc() {
 make_test good 'vms=1 timeout=60' 'log fine'
 make_test warn 'vms=1 timeout=60' "echo 'WARNING: test' >/dev/kmsg"
 make_test exit1 'vms=1 timeout=60' 'false'
-make_test slub 'vms=1 timeout=60 memdebug=on' \
+make_test slub 'vms=1 timeout=60' \
 	"grep -q slub_debug=FZPU /proc/cmdline || fail 'no slub_debug'; echo 'BUG kmalloc-64 (Not tainted): Poison overwritten' >/dev/kmsg"
+make_test nodebug 'vms=1 timeout=60 memdebug=off' \
+	"! grep -q slub_debug /proc/cmdline || fail 'slub_debug on'"
 make_test slow 'vms=1 timeout=5' 'sleep 60'
 make_test panic 'vms=1 timeout=60' 'echo c >/proc/sysrq-trigger; sleep 30'
 make_test noskip 'vms=1 timeout=60' 'skip "not allowed here"'
@@ -63,7 +65,7 @@ make_test okskip 'vms=1 timeout=60 skip=allowed' 'skip "allowed here"'
 make_test pairfail 'vms=2 links=1 timeout=60' \
 	'barrier start; [ "$STELLAR_ROLE" = a ] || fail "b fails on purpose"'
 
-"$VM_DIR/run-tests.sh" --results "$RESULTS/main" "$WORK"/{good,warn,slub,exit1,slow,panic,noskip,okskip,pairfail}.sh \
+"$VM_DIR/run-tests.sh" --results "$RESULTS/main" "$WORK"/{good,warn,slub,nodebug,exit1,slow,panic,noskip,okskip,pairfail}.sh \
 	>"$WORK/out" 2>&1
 rc=$?
 cat "$WORK/out"
@@ -72,6 +74,7 @@ check "passing test passes" '^PASS good \([0-9]+s\)$'
 check "kernel WARNING fails the test" '^FAIL warn: kernel log has'
 check "WARNING line is printed" "klog vm-a/kernel.log:.*WARNING: test"
 check "SLUB report fails the test" '^FAIL slub: kernel log has'
+check "memdebug=off boots without SLUB debugging" '^PASS nodebug \([0-9]+s\)$'
 check "non-zero exit fails" '^FAIL exit1: test exited with 1 in VM a'
 check "guest timeout fails" '^FAIL slow: test timed out after 5s'
 check "kernel panic fails" '^FAIL panic: VM a stopped without an exit code.*kernel log has'
