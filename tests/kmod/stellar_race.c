@@ -240,7 +240,8 @@ static int race_slow_frmr_copy(struct kprobe *kp, struct pt_regs *regs)
 	void *mem = (void *)regs->di;
 
 	if (frmr && mem >= frmr->page && mem < frmr->page + PAGE_SIZE) {
-		frmr->t_copy = ktime_get();
+		/* A kprobe handler runs as from an NMI: only the fast clock. */
+		frmr->t_copy = ns_to_ktime(ktime_get_mono_fast_ns());
 		frmr->irqs_off = irqs_disabled();
 		atomic_set(&frmr->in_copy, 1);
 		mdelay(delay_ms);
