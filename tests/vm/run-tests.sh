@@ -23,6 +23,8 @@
 # run two at a time, before the others, which run one at a time; a test
 # whose header says alone=yes (it measures time or rates) never shares
 # the host.  STELLAR_TEST_JOBS=1 runs everything one at a time.
+# STELLAR_TIMEOUT_SCALE=N multiplies every test's timeout by N, for a
+# kernel that runs the tests slower (make kasan sets it).
 #
 # Options:
 #   --vms N        number of VMs (1, or 2 = "a" and "b")
@@ -45,10 +47,11 @@ set -u
 OPT_VMS='' OPT_LINKS='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
 TAIL_PIDS=() LANE_PIDS=()
 JOBS=${STELLAR_TEST_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
+TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
 N_PASS=0 N_FAIL=0 N_SKIP=0
 
 usage() {
-	sed -n '6,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '6,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -169,6 +172,7 @@ run_one() {
 	vms=${OPT_VMS:-$(header_value "$script" vms 1)}
 	links=${OPT_LINKS:-$(header_value "$script" links "$([ "$vms" = 2 ] && echo 1 || echo 0)")}
 	timeout=${OPT_TIMEOUT:-$(header_value "$script" timeout 300)}
+	is_number "$timeout" && timeout=$((timeout * TIMEOUT_SCALE))
 	allow_skip=$(header_value "$script" skip no)
 	VM_SMP=$(header_value "$script" smp "$DEFAULT_VM_SMP")
 	VM_MEM=$(header_value "$script" mem "$DEFAULT_VM_MEM")
@@ -327,6 +331,8 @@ main() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 	parse_args "$@"
+	is_number "$TIMEOUT_SCALE" && [ "$TIMEOUT_SCALE" -ge 1 ] ||
+		die "STELLAR_TIMEOUT_SCALE must be a whole number >= 1"
 	RESULTS=${RESULTS:-$VM_BUILD/results/$(date +%Y%m%d-%H%M%S)-$$}
 	mkdir -p "$RESULTS"
 	RESULTS=$(cd "$RESULTS" && pwd -P)
