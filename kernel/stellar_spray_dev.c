@@ -157,8 +157,8 @@ u32 stellar_qp_spray_paths(struct stellar_qp *qp)
 static void spray_sum_path(struct stellar_spray_path_sum *sum,
 			   const struct stellar_spray_path *p)
 {
-	u8 state = data_race(READ_ONCE(p->state));
-	u32 srtt = data_race(READ_ONCE(p->srtt_us));
+	u8 state = stellar_peek(p->state);
+	u32 srtt = stellar_peek(p->srtt_us);
 
 	sum->qps++;
 	sum->active += state == STELLAR_PATH_ACTIVE;
@@ -168,11 +168,11 @@ static void spray_sum_path(struct stellar_spray_path_sum *sum,
 		sum->srtt_n++;
 		sum->srtt_sum += srtt;
 	}
-	sum->packets += data_race(READ_ONCE(p->tx_packets));
-	sum->bytes += data_race(READ_ONCE(p->tx_bytes));
-	sum->retransmits += data_race(READ_ONCE(p->retransmits));
-	sum->losses += data_race(READ_ONCE(p->losses));
-	sum->ecn_marks += data_race(READ_ONCE(p->ecn_marks));
+	sum->packets += stellar_peek(p->tx_packets);
+	sum->bytes += stellar_peek(p->tx_bytes);
+	sum->retransmits += stellar_peek(p->retransmits);
+	sum->losses += stellar_peek(p->losses);
+	sum->ecn_marks += stellar_peek(p->ecn_marks);
 }
 
 /* Paths of a QP's spray state, 0 if it has none (UD, never connected). */
@@ -190,7 +190,7 @@ static void spray_sum_qp(struct stellar_spray_snapshot *snap,
 	const struct stellar_spray *s = &xp->spray;
 	u32 i, n;
 
-	n = min_t(u32, data_race(READ_ONCE(s->nr_paths)),
+	n = min_t(u32, stellar_peek(s->nr_paths),
 		  STELLAR_SPRAY_MAX_PATHS);
 	if (n) {
 		snap->qps++;
@@ -279,6 +279,43 @@ static u32 spray_sum_srtt(const struct stellar_spray_path_sum *sum)
 	return sum->srtt_n ? div_u64(sum->srtt_sum, sum->srtt_n) : 0;
 }
 
+/**
+ * stellar_spray_dev_totals() - the spray figures of a device, all paths
+ * @sdev: the device
+ * @totals: __STELLAR_HW_SPRAY_MAX values, indexed by enum stellar_hw_spray
+ *
+ * The sums of what /proc/stellar/spray_stats shows per path.
+ *
+ * Context: process; takes no QP lock.
+ * Return: 0 or -ENOMEM.
+ */
+int stellar_spray_dev_totals(struct stellar_dev *sdev, u64 *totals)
+{
+	struct stellar_spray_snapshot *snap;
+	u32 i;
+
+	snap = kmalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	spray_collect(sdev, snap);
+	memset(totals, 0, __STELLAR_HW_SPRAY_MAX * sizeof(*totals));
+	totals[STELLAR_HW_SPRAY_QPS] = snap->qps;
+	totals[STELLAR_HW_SPRAY_OOO_MAX] = snap->ooo_max;
+	for (i = 0; i < snap->nr_paths; i++) {
+		const struct stellar_spray_path_sum *sum = &snap->path[i];
+
+		totals[STELLAR_HW_SPRAY_PACKETS] += sum->packets;
+		totals[STELLAR_HW_SPRAY_BYTES] += sum->bytes;
+		totals[STELLAR_HW_SPRAY_RETRANSMITS] += sum->retransmits;
+		totals[STELLAR_HW_SPRAY_LOSSES] += sum->losses;
+		totals[STELLAR_HW_SPRAY_ECN_MARKS] += sum->ecn_marks;
+		totals[STELLAR_HW_SPRAY_PATHS_FAILED] += sum->failed;
+		totals[STELLAR_HW_SPRAY_PATHS_PROBING] += sum->probing;
+	}
+	kfree(snap);
+	return 0;
+}
+
 /* ---- /proc/stellar/spray_stats ------------------------------------------ */
 
 static void spray_show_paths(struct seq_file *m,
@@ -320,7 +357,7 @@ static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp)
 	u32 i, n;
 
 	/* Read without the req_mutex, as spray_sum_path() says. */
-	n = min_t(u32, data_race(READ_ONCE(s->nr_paths)),
+	n = min_t(u32, stellar_peek(s->nr_paths),
 		  STELLAR_SPRAY_MAX_PATHS);
 	for (i = 0; i < n; i++)
 		spray_sum_path(&sum, &s->path[i]);
@@ -328,7 +365,7 @@ static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp)
 		   qp->ibqp.qp_num, n, sum.active, sum.failed, sum.probing);
 	for (i = 0; i < n; i++)
 		seq_printf(m, "%c%u", i ? ',' : ' ',
-			   data_race(READ_ONCE(s->path[i].sport)));
+			   stellar_peek(s->path[i].sport));
 	seq_putc(m, '\n');
 }
 

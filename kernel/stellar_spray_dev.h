@@ -63,6 +63,22 @@ struct stellar_spray_dev_stats {
 /* Bytes a STELLAR_CMD_GET_SPRAY reply may need. */
 #define STELLAR_SPRAY_MSG_SIZE		32768
 
+/* Spray totals of a device (stellar_spray_dev_totals()), for hw counters. */
+enum stellar_hw_spray {
+	STELLAR_HW_SPRAY_QPS,		/* QPs with spray state */
+	STELLAR_HW_SPRAY_PACKETS,	/* packets sent, all paths */
+	STELLAR_HW_SPRAY_BYTES,		/* payload bytes sent, all paths */
+	STELLAR_HW_SPRAY_RETRANSMITS,	/* of them, retransmissions */
+	STELLAR_HW_SPRAY_LOSSES,	/* packets declared lost */
+	STELLAR_HW_SPRAY_ECN_MARKS,	/* congestion-marked ACKs */
+	STELLAR_HW_SPRAY_PATHS_FAILED,	/* paths of all QPs taken out now */
+	STELLAR_HW_SPRAY_PATHS_PROBING,	/* paths of all QPs probed now */
+	STELLAR_HW_SPRAY_OOO_MAX,	/* deepest out-of-order arrival */
+	__STELLAR_HW_SPRAY_MAX,
+};
+
+int stellar_spray_dev_totals(struct stellar_dev *sdev, u64 *totals);
+
 /* Set up a new device's statistics. */
 void stellar_spray_dev_init(struct stellar_spray_dev_stats *st);
 

@@ -181,6 +181,8 @@ const struct ib_device_ops stellar_dev_ops = {
 	.uverbs_abi_ver = STELLAR_UVERBS_ABI_VERSION,
 
 	.advise_mr = stellar_advise_mr,
+	.alloc_hw_device_stats = stellar_alloc_hw_device_stats,
+	.alloc_hw_port_stats = stellar_alloc_hw_port_stats,
 	.alloc_mr = stellar_alloc_mr,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
@@ -198,6 +200,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.destroy_qp = stellar_destroy_qp,
 	.destroy_srq = stellar_destroy_srq,
 	.get_dev_fw_str = stellar_get_dev_fw_str,
+	.get_hw_stats = stellar_get_hw_stats,
 	.get_dma_mr = stellar_get_dma_mr,
 	.get_link_layer = stellar_get_link_layer,
 	.get_port_immutable = stellar_get_port_immutable,
