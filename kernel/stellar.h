@@ -515,6 +515,12 @@ struct rdma_hw_stats *stellar_alloc_hw_device_stats(struct ib_device *ibdev);
 int stellar_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
 
+/* stellar_restrack.c */
+bool stellar_may_see_qp_detail(struct stellar_dev *sdev);
+int stellar_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int stellar_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int stellar_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* stellar_netlink.c */
 int stellar_genl_init(void);
 void stellar_genl_exit(void);
