@@ -381,6 +381,13 @@ static inline struct stellar_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct stellar_ah, ibah);
 }
 
+/*
+ * A statistic read without the lock its writer holds (so that reading
+ * never waits for a data path): loaded once, as a whole word, and the race
+ * is intended: the value may lag behind the writer by an update.
+ */
+#define stellar_peek(x)		data_race(READ_ONCE(x))
+
 static inline void stellar_count(struct stellar_dev *sdev,
 				 enum stellar_genl_stat stat, u64 n)
 {
@@ -499,6 +506,20 @@ void stellar_proc_del_dev(struct stellar_dev *sdev);
 bool stellar_proc_may_see_qps(const struct file *file,
 			      struct stellar_dev *sdev);
 const char *stellar_stat_name(enum stellar_genl_stat stat);
+
+/* stellar_hw_stats.c */
+void stellar_hw_stats_init(void);
+struct rdma_hw_stats *stellar_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port);
+struct rdma_hw_stats *stellar_alloc_hw_device_stats(struct ib_device *ibdev);
+int stellar_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+
+/* stellar_restrack.c */
+bool stellar_may_see_qp_detail(struct stellar_dev *sdev);
+int stellar_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int stellar_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int stellar_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* stellar_netlink.c */
 int stellar_genl_init(void);

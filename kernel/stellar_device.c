@@ -227,6 +227,7 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->atomic_lock);
+	stellar_spray_dev_init(&sdev->spray);
 	INIT_LIST_HEAD(&sdev->list);
 	stellar_init_ibdev(sdev);
 	if (stellar_mem_dev_init(sdev)) {

@@ -182,6 +182,7 @@ static int __init stellar_init(void)
 {
 	int ret;
 
+	stellar_hw_stats_init();
 	ret = stellar_xport_init();
 	if (ret)
 		return ret;

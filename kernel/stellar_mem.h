@@ -105,6 +105,8 @@ struct stellar_pvdma_chunk {
  * @chunks: chunk number (relative to @start's chunk) to pinned chunk
  * @pin_lock: serialises pinning
  * @pinned_pages: pages pinned and charged to @mm
+ * @faults: chunks pinned on first access (under @pin_lock; read once by
+ *	    restrack without it)
  */
 struct stellar_pvdma_mr {
 	struct mm_struct *mm;
@@ -118,6 +120,7 @@ struct stellar_pvdma_mr {
 	struct xarray chunks;
 	struct mutex pin_lock;		/* pinning a chunk */
 	unsigned long pinned_pages;
+	unsigned long faults;
 };
 
 static inline void stellar_mem_count(struct stellar_dev *sdev,

@@ -308,7 +308,7 @@ static int stellar_pvdma_publish(struct stellar_dev *sdev,
 
 	if (ret)
 		return ret;
-	pm->pinned_pages += chunk->npages;
+	WRITE_ONCE(pm->pinned_pages, pm->pinned_pages + chunk->npages);
 	stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, 1);
 	stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
 			  (s64)chunk->npages << PAGE_SHIFT);
@@ -369,6 +369,8 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 	}
 	stellar_pvdma_account_latency(sdev, ktime_get_ns() - t0);
 	stellar_mem_count(sdev, why, 1);
+	if (why == STELLAR_PVDMA_FAULTS)
+		WRITE_ONCE(pm->faults, pm->faults + 1);
 out:
 	mutex_unlock(&pm->pin_lock);
 	return ret;

@@ -409,6 +409,30 @@ int stellar_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return ret;
 }
 
+/*
+ * Attributes the caller did not ask for are undefined: those that would
+ * help inject packets into the connection (PSNs, the peer's QPN) read 0
+ * unless the task may see them.  The RDMA core's restrack (rdma resource
+ * show qp) queries with an empty mask, for any local user, in the
+ * requester's context; owners that want them ask for them (ibv_query_qp
+ * with IBV_QP_SQ_PSN...).
+ */
+static void stellar_query_qp_hide(struct stellar_qp *qp,
+				  struct ib_qp_attr *attr, int mask)
+{
+	const int all = IB_QP_SQ_PSN | IB_QP_RQ_PSN | IB_QP_DEST_QPN;
+
+	if ((mask & all) == all ||
+	    stellar_may_see_qp_detail(to_sdev(qp->ibqp.device)))
+		return;
+	if (!(mask & IB_QP_SQ_PSN))
+		attr->sq_psn = 0;
+	if (!(mask & IB_QP_RQ_PSN))
+		attr->rq_psn = 0;
+	if (!(mask & IB_QP_DEST_QPN))
+		attr->dest_qp_num = 0;
+}
+
 int stellar_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init)
 {
@@ -420,6 +444,7 @@ int stellar_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	/* The caller gets no reference on the source GID entry. */
 	attr->ah_attr.grh.sgid_attr = NULL;
+	stellar_query_qp_hide(qp, attr, mask);
 	attr->cur_qp_state = attr->qp_state;
 	attr->cap.max_send_wr = qp->sq.num_entries;
 	attr->cap.max_send_sge = qp->sq_max_sge;

@@ -10,10 +10,15 @@
  *   STELLAR_CMD_GET_SPRAY       the same for stellar-tool
  *   STELLAR_CMD_SET_QP          per-QP spray_paths
  *
- * Per-path figures are read from each QP's spray state under the QP's
- * req_mutex, in process context only, plus the counters the transport
- * retired into the device (stellar_spray_dev_retire()) when it reset or
- * destroyed a QP's spray state.  A path no current QP has is "idle".
+ * Per-path figures are read from each QP's spray state without its
+ * req_mutex (reading statistics never waits for, or stalls, a QP's data
+ * path): each field is one aligned word the requester writes, read once,
+ * so a sum may be a packet behind but never torn.  To them are added the
+ * counters the transport retired into the device
+ * (stellar_spray_dev_retire()) when it reset or destroyed a QP's spray
+ * state; a retirement moves counts from the QP to the device under
+ * @retire_lock, and a reader that overlapped one sums again, so no packet
+ * is counted twice or missed.  A path no current QP has is "idle".
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -79,6 +84,11 @@ static void spray_ooo_label(char *buf, size_t size, u32 bucket)
 		snprintf(buf, size, "%u-%u", low, 2 * low - 1);
 }
 
+void stellar_spray_dev_init(struct stellar_spray_dev_stats *st)
+{
+	seqlock_init(&st->retire_lock);
+}
+
 void stellar_spray_dev_ooo(struct stellar_dev *sdev, u32 depth)
 {
 	struct stellar_spray_dev_stats *st = &sdev->spray;
@@ -102,6 +112,7 @@ void stellar_spray_dev_retire(struct stellar_dev *sdev,
 	u32 n = min_t(u32, s->nr_paths, STELLAR_SPRAY_MAX_PATHS), i;
 	int used = 0, seen;
 
+	write_seqlock(&sdev->spray.retire_lock);
 	for (i = 0; i < n; i++) {
 		struct stellar_spray_dev_retired *r = &sdev->spray.retired[i];
 		struct stellar_spray_path *p = &s->path[i];
@@ -125,6 +136,7 @@ void stellar_spray_dev_retire(struct stellar_dev *sdev,
 		if (atomic_try_cmpxchg(&sdev->spray.retired_paths, &seen, used))
 			break;
 	}
+	write_sequnlock(&sdev->spray.retire_lock);
 }
 
 u32 stellar_qp_spray_paths(struct stellar_qp *qp)
@@ -137,22 +149,30 @@ u32 stellar_qp_spray_paths(struct stellar_qp *qp)
 	return clamp_t(u32, paths, 1, STELLAR_SPRAY_MAX_PATHS);
 }
 
+/*
+ * The requester changes @p under its req_mutex, which readers do not
+ * take: every field is read once, as a whole word (data_race: a
+ * statistic may lag by a packet).
+ */
 static void spray_sum_path(struct stellar_spray_path_sum *sum,
 			   const struct stellar_spray_path *p)
 {
+	u8 state = stellar_peek(p->state);
+	u32 srtt = stellar_peek(p->srtt_us);
+
 	sum->qps++;
-	sum->active += p->state == STELLAR_PATH_ACTIVE;
-	sum->failed += p->state == STELLAR_PATH_FAILED;
-	sum->probing += p->state == STELLAR_PATH_PROBING;
-	if (p->srtt_us) {
+	sum->active += state == STELLAR_PATH_ACTIVE;
+	sum->failed += state == STELLAR_PATH_FAILED;
+	sum->probing += state == STELLAR_PATH_PROBING;
+	if (srtt) {
 		sum->srtt_n++;
-		sum->srtt_sum += p->srtt_us;
+		sum->srtt_sum += srtt;
 	}
-	sum->packets += p->tx_packets;
-	sum->bytes += p->tx_bytes;
-	sum->retransmits += p->retransmits;
-	sum->losses += p->losses;
-	sum->ecn_marks += p->ecn_marks;
+	sum->packets += stellar_peek(p->tx_packets);
+	sum->bytes += stellar_peek(p->tx_bytes);
+	sum->retransmits += stellar_peek(p->retransmits);
+	sum->losses += stellar_peek(p->losses);
+	sum->ecn_marks += stellar_peek(p->ecn_marks);
 }
 
 /* Paths of a QP's spray state, 0 if it has none (UD, never connected). */
@@ -170,15 +190,14 @@ static void spray_sum_qp(struct stellar_spray_snapshot *snap,
 	const struct stellar_spray *s = &xp->spray;
 	u32 i, n;
 
-	mutex_lock(&xp->req_mutex);
-	n = min_t(u32, s->nr_paths, STELLAR_SPRAY_MAX_PATHS);
+	n = min_t(u32, stellar_peek(s->nr_paths),
+		  STELLAR_SPRAY_MAX_PATHS);
 	if (n) {
 		snap->qps++;
 		snap->nr_paths = max(snap->nr_paths, n);
 	}
 	for (i = 0; i < n; i++)
 		spray_sum_path(&snap->path[i], &s->path[i]);
-	mutex_unlock(&xp->req_mutex);
 }
 
 /* The counters of QPs gone count too. */
@@ -201,12 +220,12 @@ static void spray_add_retired(struct stellar_spray_snapshot *snap,
 	}
 }
 
-static void spray_collect(struct stellar_dev *sdev,
-			  struct stellar_spray_snapshot *snap)
+/* One pass over the QPs, then over the retired counters. */
+static void spray_collect_once(struct stellar_dev *sdev,
+			       struct stellar_spray_snapshot *snap)
 {
 	struct stellar_qp *qp;
 	unsigned long index;
-	u32 i;
 
 	memset(snap, 0, sizeof(*snap));
 	xa_for_each(&sdev->qps, index, qp) {
@@ -218,6 +237,25 @@ static void spray_collect(struct stellar_dev *sdev,
 		stellar_qp_put(qp);
 	}
 	spray_add_retired(snap, &sdev->spray);
+}
+
+/*
+ * A retirement during a pass may have moved counts the pass saw in a QP
+ * into the retired totals (or the reverse): pass again.  Retirements come
+ * with QP resets and destruction only, so a few tries settle; after them
+ * the figures stand as summed (a statistic, not a ledger).
+ */
+static void spray_collect(struct stellar_dev *sdev,
+			  struct stellar_spray_snapshot *snap)
+{
+	int tries = 4;
+	unsigned int seq;
+	u32 i;
+
+	do {
+		seq = read_seqbegin(&sdev->spray.retire_lock);
+		spray_collect_once(sdev, snap);
+	} while (read_seqretry(&sdev->spray.retire_lock, seq) && --tries);
 	for (i = 0; i < STELLAR_SPRAY_OOO_BUCKETS; i++)
 		snap->ooo[i] = atomic64_read(&sdev->spray.ooo[i]);
 	snap->ooo_max = atomic_read(&sdev->spray.ooo_max);
@@ -239,6 +277,43 @@ static const char *spray_sum_state(const struct stellar_spray_path_sum *sum)
 static u32 spray_sum_srtt(const struct stellar_spray_path_sum *sum)
 {
 	return sum->srtt_n ? div_u64(sum->srtt_sum, sum->srtt_n) : 0;
+}
+
+/**
+ * stellar_spray_dev_totals() - the spray figures of a device, all paths
+ * @sdev: the device
+ * @totals: __STELLAR_HW_SPRAY_MAX values, indexed by enum stellar_hw_spray
+ *
+ * The sums of what /proc/stellar/spray_stats shows per path.
+ *
+ * Context: process; takes no QP lock.
+ * Return: 0 or -ENOMEM.
+ */
+int stellar_spray_dev_totals(struct stellar_dev *sdev, u64 *totals)
+{
+	struct stellar_spray_snapshot *snap;
+	u32 i;
+
+	snap = kmalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	spray_collect(sdev, snap);
+	memset(totals, 0, __STELLAR_HW_SPRAY_MAX * sizeof(*totals));
+	totals[STELLAR_HW_SPRAY_QPS] = snap->qps;
+	totals[STELLAR_HW_SPRAY_OOO_MAX] = snap->ooo_max;
+	for (i = 0; i < snap->nr_paths; i++) {
+		const struct stellar_spray_path_sum *sum = &snap->path[i];
+
+		totals[STELLAR_HW_SPRAY_PACKETS] += sum->packets;
+		totals[STELLAR_HW_SPRAY_BYTES] += sum->bytes;
+		totals[STELLAR_HW_SPRAY_RETRANSMITS] += sum->retransmits;
+		totals[STELLAR_HW_SPRAY_LOSSES] += sum->losses;
+		totals[STELLAR_HW_SPRAY_ECN_MARKS] += sum->ecn_marks;
+		totals[STELLAR_HW_SPRAY_PATHS_FAILED] += sum->failed;
+		totals[STELLAR_HW_SPRAY_PATHS_PROBING] += sum->probing;
+	}
+	kfree(snap);
+	return 0;
 }
 
 /* ---- /proc/stellar/spray_stats ------------------------------------------ */
@@ -278,19 +353,20 @@ static void spray_show_ooo(struct seq_file *m,
 static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp)
 {
 	const struct stellar_spray *s = &qp->xport->spray;
+	struct stellar_spray_path_sum sum = {};
 	u32 i, n;
 
-	mutex_lock(&qp->xport->req_mutex);
-	n = min_t(u32, s->nr_paths, STELLAR_SPRAY_MAX_PATHS);
-	seq_printf(m, "  qp %u: paths %u active %u failed %u probing %u sports",
-		   qp->ibqp.qp_num, n,
-		   stellar_spray_count_state(s, STELLAR_PATH_ACTIVE),
-		   stellar_spray_count_state(s, STELLAR_PATH_FAILED),
-		   stellar_spray_count_state(s, STELLAR_PATH_PROBING));
+	/* Read without the req_mutex, as spray_sum_path() says. */
+	n = min_t(u32, stellar_peek(s->nr_paths),
+		  STELLAR_SPRAY_MAX_PATHS);
 	for (i = 0; i < n; i++)
-		seq_printf(m, "%c%u", i ? ',' : ' ', s->path[i].sport);
+		spray_sum_path(&sum, &s->path[i]);
+	seq_printf(m, "  qp %u: paths %u active %u failed %u probing %u sports",
+		   qp->ibqp.qp_num, n, sum.active, sum.failed, sum.probing);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%c%u", i ? ',' : ' ',
+			   stellar_peek(s->path[i].sport));
 	seq_putc(m, '\n');
-	mutex_unlock(&qp->xport->req_mutex);
 }
 
 static void spray_show_qps(struct seq_file *m, struct stellar_dev *sdev)
@@ -422,7 +498,7 @@ static int spray_put(struct sk_buff *skb, struct stellar_dev *sdev,
  * @skb: the reply (STELLAR_SPRAY_MSG_SIZE bytes of room)
  * @sdev: the device
  *
- * Context: process; takes the QPs' req_mutex.
+ * Context: process; takes no QP lock.
  * Return: 0, -ENOMEM or -EMSGSIZE.
  */
 int stellar_spray_dev_fill(struct sk_buff *skb, struct stellar_dev *sdev)

@@ -13,6 +13,7 @@
 #define STELLAR_SPRAY_DEV_H
 
 #include <linux/atomic.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 
 #include "stellar-netlink.h"
@@ -46,18 +47,40 @@ struct stellar_spray_dev_retired {
  * @ooo_max: deepest out-of-order arrival seen
  * @retired_paths: highest path number in @retired with traffic, plus one
  * @retired: per path, the counters of spray states reset or destroyed
+ * @retire_lock: a retirement moves counts from a QP into @retired under it;
+ *	readers that overlapped one sum again (stellar_spray_dev.c)
  *
- * All zero at allocation; no locks (atomics only).
+ * Zero at allocation but for @retire_lock (stellar_spray_dev_init()).
  */
 struct stellar_spray_dev_stats {
 	atomic64_t ooo[STELLAR_SPRAY_OOO_BUCKETS];
 	atomic_t ooo_max;
 	atomic_t retired_paths;
+	seqlock_t retire_lock;		/* moving counts into @retired */
 	struct stellar_spray_dev_retired retired[STELLAR_SPRAY_MAX_PATHS];
 };
 
 /* Bytes a STELLAR_CMD_GET_SPRAY reply may need. */
 #define STELLAR_SPRAY_MSG_SIZE		32768
+
+/* Spray totals of a device (stellar_spray_dev_totals()), for hw counters. */
+enum stellar_hw_spray {
+	STELLAR_HW_SPRAY_QPS,		/* QPs with spray state */
+	STELLAR_HW_SPRAY_PACKETS,	/* packets sent, all paths */
+	STELLAR_HW_SPRAY_BYTES,		/* payload bytes sent, all paths */
+	STELLAR_HW_SPRAY_RETRANSMITS,	/* of them, retransmissions */
+	STELLAR_HW_SPRAY_LOSSES,	/* packets declared lost */
+	STELLAR_HW_SPRAY_ECN_MARKS,	/* congestion-marked ACKs */
+	STELLAR_HW_SPRAY_PATHS_FAILED,	/* paths of all QPs taken out now */
+	STELLAR_HW_SPRAY_PATHS_PROBING,	/* paths of all QPs probed now */
+	STELLAR_HW_SPRAY_OOO_MAX,	/* deepest out-of-order arrival */
+	__STELLAR_HW_SPRAY_MAX,
+};
+
+int stellar_spray_dev_totals(struct stellar_dev *sdev, u64 *totals);
+
+/* Set up a new device's statistics. */
+void stellar_spray_dev_init(struct stellar_spray_dev_stats *st);
 
 /* The responder received a packet @depth PSNs ahead of the expected one. */
 void stellar_spray_dev_ooo(struct stellar_dev *sdev, u32 depth);

@@ -532,14 +532,35 @@ stellar_xstat_dev(enum stellar_xport_stat stat)
 	}
 }
 
+/* A second device-wide counter, a finer one, a per-QP counter feeds. */
+static inline enum stellar_genl_stat
+stellar_xstat_dev_detail(enum stellar_xport_stat stat)
+{
+	switch (stat) {
+	case STELLAR_XS_RNR_NAKS_SENT:
+		return STELLAR_STAT_RNR_NAKS_SENT;
+	case STELLAR_XS_RNR_NAKS_RCVD:
+		return STELLAR_STAT_RNR_NAKS_RCVD;
+	case STELLAR_XS_OUT_OF_ORDER:
+		return STELLAR_STAT_OUT_OF_ORDER;
+	case STELLAR_XS_TIMEOUTS:
+		return STELLAR_STAT_TIMEOUTS;
+	default:
+		return STELLAR_STAT_UNSPEC;
+	}
+}
+
 static inline void stellar_xstat(struct stellar_qp_xport *xp,
 				 enum stellar_xport_stat stat, u64 n)
 {
 	enum stellar_genl_stat dev_stat = stellar_xstat_dev(stat);
+	enum stellar_genl_stat detail = stellar_xstat_dev_detail(stat);
 
 	atomic64_add(n, &xp->stats[stat]);
 	if (dev_stat != STELLAR_STAT_UNSPEC)
 		stellar_count(xp->sdev, dev_stat, n);
+	if (detail != STELLAR_STAT_UNSPEC)
+		stellar_count(xp->sdev, detail, n);
 }
 
 /* Free-running ring index @a comes before @b. */

@@ -93,6 +93,10 @@ enum stellar_genl_stat {
 	STELLAR_STAT_RX_DROP_QUEUE_FULL, /* the device's receive backlog cap */
 	STELLAR_STAT_RX_QUEUED_BYTES,	/* gauge: bytes queued for the QPs */
 	STELLAR_STAT_RX_QUEUED_MAX,	/* gauge: most bytes ever queued */
+	STELLAR_STAT_RNR_NAKS_SENT,	/* of NAKS_SENT, RNR NAKs */
+	STELLAR_STAT_RNR_NAKS_RCVD,	/* of NAKS_RCVD, RNR NAKs */
+	STELLAR_STAT_OUT_OF_ORDER,	/* packets that arrived ahead of a gap */
+	STELLAR_STAT_TIMEOUTS,		/* local ACK timeouts */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -122,6 +126,10 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_RX_DROP_QUEUE_FULL] = "rx_drop_queue_full",	\
 	[STELLAR_STAT_RX_QUEUED_BYTES] = "rx_queued_bytes",		\
 	[STELLAR_STAT_RX_QUEUED_MAX] = "rx_queued_bytes_max",		\
+	[STELLAR_STAT_RNR_NAKS_SENT] = "rnr_naks_sent",			\
+	[STELLAR_STAT_RNR_NAKS_RCVD] = "rnr_naks_rcvd",			\
+	[STELLAR_STAT_OUT_OF_ORDER] = "out_of_order",			\
+	[STELLAR_STAT_TIMEOUTS] = "timeouts",				\
 }
 
 /*
