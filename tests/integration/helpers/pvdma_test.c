@@ -158,7 +158,12 @@ static void connect_qp(struct ibv_qp *qp, struct ibv_qp *peer,
 			     IBV_QP_MIN_RNR_TIMER), "modify to RTR");
 	attr.qp_state = IBV_QPS_RTS;
 	attr.sq_psn = 1;
-	attr.timeout = 14;
+	/*
+	 * About 2 s of retries (268 ms each): a first touch pins a 2 MB
+	 * chunk, which on a loaded TCG guest with a debug kernel can take
+	 * longer than the usual 0.5 s; nothing here is lost on the wire.
+	 */
+	attr.timeout = 16;
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 16;
