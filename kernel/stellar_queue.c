@@ -199,7 +199,7 @@ int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	/* a private writable PFN map would be copy-on-write */
 	if (!(vma->vm_flags & VM_SHARED) || len > rdma->npages * PAGE_SIZE)
 		goto out;
-	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	priv = kzalloc(sizeof(*priv), STELLAR_GFP_USER);
 	if (!priv) {
 		ret = -ENOMEM;
 		goto out;
