@@ -16,7 +16,7 @@
 # its commands fail, its rings read as zero and it can clean up.
 # Deleting ns1 and ns2 removes their devices with their veths; then the
 # module unloads.
-# stellar-test: vms=1 timeout=400
+# stellar-test: vms=1 timeout=600
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
@@ -89,7 +89,8 @@ pp_start() {
 	ip netns exec ns1 timeout 150 ibv_rc_pingpong -d stellar1 -g "$G1" \
 		-p "$port" -n "$iters" "$@" >"$STELLAR_OUT/$name-server.log" 2>&1 &
 	SRV=$!
-	wait_for 10 ns_tcp_listening ns1 "$port"
+	# under a loaded host TCG may take a while to start it
+	wait_for 45 ns_tcp_listening ns1 "$port"
 	ip netns exec ns2 timeout 150 ibv_rc_pingpong -d stellar2 -g "$G2" \
 		-p "$port" -n "$iters" "$@" 10.40.0.1 \
 		>"$STELLAR_OUT/$name-client.log" 2>&1 &
