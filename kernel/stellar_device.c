@@ -361,9 +361,42 @@ static struct stellar_dev *stellar_dev_get_by_ndev(struct net_device *ndev)
 	return sdev;
 }
 
+/**
+ * stellar_ndev_moved() - follow the netdev into its new network namespace
+ * @sdev: the device bound to the netdev
+ *
+ * "ip link set DEV netns NS" re-registers the netdev in NS.  Packets are
+ * sent in the netdev's namespace and received through that namespace's
+ * UDP 4791 sockets, so the device swaps its socket reference for one in
+ * NS.  If NS has no room for the sockets (rdma_rxe holds the port) the
+ * device keeps the old ones and receives nothing until the netdev moves
+ * back or elsewhere.
+ *
+ * Context: RTNL held, from the netdev notifier.
+ */
+static void stellar_ndev_moved(struct stellar_dev *sdev)
+{
+	struct stellar_udp *udp = stellar_udp_get(dev_net(sdev->ndev));
+
+	if (IS_ERR(udp)) {
+		pr_err("%s: netdev %s moved to a namespace without UDP port %d: %ld\n",
+		       dev_name(&sdev->ibdev.dev), netdev_name(sdev->ndev),
+		       STELLAR_UDP_PORT, PTR_ERR(udp));
+		return;
+	}
+	swap(sdev->udp, udp);
+	if (udp)
+		stellar_udp_put(udp);
+	pr_info("%s: netdev %s moved to another network namespace\n",
+		dev_name(&sdev->ibdev.dev), netdev_name(sdev->ndev));
+}
+
 /*
  * Runs under RTNL.  Device registration takes RTNL inside the RDMA core
  * while stellar_newlink_lock is held, so this must not take that lock.
+ * A netdev changing namespace sees NETDEV_UNREGISTER while it stays
+ * NETREG_REGISTERED, then NETDEV_REGISTER in its new namespace: the
+ * device stays bound to it.
  */
 static int stellar_netdev_event(struct notifier_block *nb,
 				unsigned long event, void *ptr)
@@ -375,9 +408,15 @@ static int stellar_netdev_event(struct notifier_block *nb,
 		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		if (ndev->reg_state == NETREG_REGISTERED)
+			break;
 		pr_info("%s: netdev %s is going away, removing the device\n",
 			dev_name(&sdev->ibdev.dev), netdev_name(ndev));
 		ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	case NETDEV_REGISTER:
+		stellar_ndev_moved(sdev);
+		stellar_port_event(sdev);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:

@@ -5,10 +5,12 @@
  * A user ring is a set of pages charged to the creating process's memory
  * cgroup, mapped contiguously for the kernel with vmap() and owned by an
  * rdma_user_mmap_entry: it is freed by the entry's mmap_free callback once
- * the queue was destroyed and no mmap() is in progress.  Pages already
- * mapped into the process hold their own references, so a process that
- * unmaps late only keeps its own memory alive.  Kernel rings are plain
- * vzalloc() memory.
+ * the queue was destroyed and the last mapping of it is gone.  Rings are
+ * mapped as PFN maps registered with the RDMA core's VMA tracking, so when
+ * the device is disassociated from the process (namespace change, removal)
+ * the core zaps them and the process sees a zeroed dummy page instead: the
+ * kernel never shares a ring with a process after that.  Kernel rings are
+ * plain vzalloc() memory.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -153,24 +155,64 @@ void stellar_queue_free(struct stellar_queue *q)
 	q->mmap_entry = NULL;
 }
 
-/* ib_device_ops.mmap: map a ring into the process. */
+/*
+ * Map @npages of @entry as a PFN map: the core's zap_vma_ptes() only
+ * works on those, and the entry (not the page tables) keeps the pages.
+ */
+static int stellar_mmap_pages(struct vm_area_struct *vma,
+			      struct stellar_mmap_entry *entry,
+			      unsigned long npages)
+{
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < npages; i++) {
+		ret = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
+				      page_to_pfn(entry->pages[i]), PAGE_SIZE,
+				      vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * stellar_mmap() - ib_device_ops.mmap: map a ring into the process
+ * @ibuc: the process's context
+ * @vma: a shared mapping of at most the ring's size at the ring's offset
+ *
+ * The VMA is handed to the core's tracking, which takes its own reference
+ * on the entry until the VMA is closed or zapped.
+ *
+ * Return: 0 or a negative errno.
+ */
 int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
-	struct rdma_user_mmap_entry *rdma;
 	size_t len = vma->vm_end - vma->vm_start;
-	int ret;
+	struct rdma_user_mmap_entry *rdma;
+	struct rdma_umap_priv *priv;
+	int ret = -EINVAL;
 
 	rdma = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!rdma)
 		return -EINVAL;
-	if (len > rdma->npages * PAGE_SIZE) {
-		ret = -EINVAL;
+	/* a private writable PFN map would be copy-on-write */
+	if (!(vma->vm_flags & VM_SHARED) || len > rdma->npages * PAGE_SIZE)
+		goto out;
+	priv = kzalloc(sizeof(*priv), STELLAR_GFP_USER);
+	if (!priv) {
+		ret = -ENOMEM;
 		goto out;
 	}
 	/* as remap_vmalloc_range(): the ring cannot grow or be dumped */
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	ret = vm_map_pages_zero(vma, to_smmap(rdma)->pages,
-				to_smmap(rdma)->npages);
+	ret = stellar_mmap_pages(vma, to_smmap(rdma), len >> PAGE_SHIFT);
+	if (ret) {
+		/* mmap() fails and unmaps what was mapped */
+		kfree(priv);
+		goto out;
+	}
+	rdma_umap_priv_init(priv, vma, rdma);
 out:
 	rdma_user_mmap_entry_put(rdma);
 	return ret;

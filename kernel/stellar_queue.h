@@ -97,4 +97,21 @@ static inline u32 stellar_queue_pending(const struct stellar_queue *q,
 	return pending <= q->num_entries ? pending : 0;
 }
 
+/*
+ * The RDMA core zaps the VMAs on its per-file list when it disassociates a
+ * context.  rdma_user_mmap_io() adds one, but maps only physically
+ * contiguous memory; drivers mapping otherwise register their VMA with the
+ * exported rdma_umap_priv_init(), whose tracking struct the core declares
+ * in its private core_priv.h (unchanged since Linux 5.5).
+ */
+struct rdma_umap_priv {
+	struct vm_area_struct *vma;
+	struct list_head list;
+	struct rdma_user_mmap_entry *entry;
+};
+
+void rdma_umap_priv_init(struct rdma_umap_priv *priv,
+			 struct vm_area_struct *vma,
+			 struct rdma_user_mmap_entry *entry);
+
 #endif /* STELLAR_QUEUE_H */

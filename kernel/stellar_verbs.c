@@ -141,6 +141,24 @@ static void stellar_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/**
+ * stellar_disassociate_ucontext() - cut a live process off the device
+ * @ibuc: the process's context
+ *
+ * The RDMA core calls this when it takes the device away from processes
+ * that still use it: moving the device to another network namespace
+ * ("rdma dev set NAME netns NS", exclusive mode), the namespace's exit,
+ * unregistration.  Having the op is what lets the core do that; by the
+ * time it runs the core has destroyed every object of the context with
+ * the driver's destroy verbs (QPs off the doorbell poller and idle, MRs
+ * unpinned and their PVDMA state dropped) and zapped every ring mapping
+ * (stellar_mmap() registers them with its tracking).  The context owns
+ * nothing else the kernel could still reach, so nothing is left to do.
+ */
+static void stellar_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int stellar_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibpd->device);
@@ -195,6 +213,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.dealloc_pd = stellar_dealloc_pd,
 	.dealloc_ucontext = stellar_dealloc_ucontext,
 	.dereg_mr = stellar_dereg_mr,
+	.disassociate_ucontext = stellar_disassociate_ucontext,
 	.destroy_ah = stellar_destroy_ah,
 	.destroy_cq = stellar_destroy_cq,
 	.destroy_qp = stellar_destroy_qp,

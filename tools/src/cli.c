@@ -101,7 +101,7 @@ int stellar_parse_global(int argc, char **argv,
 /* Long option values from 256 up select a setting of "set". */
 #define OPT_SETTING_BASE 256
 /* Long-only options below that. */
-enum { OPT_INTERVAL = 200, OPT_COUNT, OPT_QPN };
+enum { OPT_INTERVAL = 200, OPT_COUNT, OPT_QPN, OPT_OUTPUT };
 
 static const struct {
 	unsigned int bit;
@@ -131,6 +131,9 @@ static void build_longopts(unsigned int accepted, struct option *longopts)
 	if (accepted & STELLAR_OPT_DEVICE)
 		longopts[n++] = (struct option){ "device", required_argument,
 						 NULL, 'd' };
+	if (accepted & STELLAR_OPT_OUTPUT)
+		longopts[n++] = (struct option){ "output", required_argument,
+						 NULL, OPT_OUTPUT };
 	if (accepted & STELLAR_OPT_SETTINGS)
 		for (i = 0; i < STELLAR_SETTING_COUNT; i++)
 			longopts[n++] = (struct option){
@@ -207,6 +210,14 @@ static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
 		return 0;
 	case 'd':
 		return take_device(optarg, opts, argv[0], err);
+	case OPT_OUTPUT:
+		if (!*optarg) {
+			fprintf(err, "stellar-tool: %s: empty --output\n",
+				argv[0]);
+			return -1;
+		}
+		opts->output = optarg;
+		return 0;
 	case OPT_INTERVAL:
 	case OPT_COUNT:
 	case OPT_QPN:
@@ -235,7 +246,7 @@ static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
 int stellar_parse_cmd(int argc, char **argv, unsigned int accepted,
 		      struct stellar_cmd_opts *opts, FILE *err)
 {
-	struct option longopts[3 + NUM_NUMBER_OPTS + STELLAR_SETTING_COUNT + 1];
+	struct option longopts[4 + NUM_NUMBER_OPTS + STELLAR_SETTING_COUNT + 1];
 	const char *shortopts = accepted & STELLAR_OPT_DEVICE ? "+:hjd:"
 							      : "+:hj";
 	char where[64];

@@ -38,10 +38,12 @@ enum {
 	STELLAR_OPT_INTERVAL = 1u << 2,	/* --interval MS */
 	STELLAR_OPT_COUNT = 1u << 3,	/* --count N */
 	STELLAR_OPT_QPN = 1u << 4,	/* --qp N */
+	STELLAR_OPT_OUTPUT = 1u << 5,	/* --output PATH */
 };
 
 struct stellar_cmd_opts {
 	const char *dev_name;		/* NULL unless --device was given */
+	const char *output;		/* NULL unless --output was given */
 	bool json;
 	bool help;
 	struct stellar_settings settings; /* present[] marks those given */

@@ -29,5 +29,6 @@ extern const struct stellar_command stellar_cmd_ooo_monitor;
 extern const struct stellar_command stellar_cmd_set_qp;
 extern const struct stellar_command stellar_cmd_pvdma;
 extern const struct stellar_command stellar_cmd_emtt;
+extern const struct stellar_command stellar_cmd_cdi;
 
 #endif /* STELLAR_TOOL_COMMANDS_H */

@@ -26,6 +26,7 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_set_qp,
 	&stellar_cmd_pvdma,
 	&stellar_cmd_emtt,
+	&stellar_cmd_cdi,
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -93,6 +94,9 @@ static void print_cmd_help(FILE *fp, const struct stellar_command *cmd)
 		      fp);
 	if (cmd->accepted & STELLAR_OPT_COUNT)
 		fputs("  --count N                     stop after N refreshes (default: at Ctrl-C)\n",
+		      fp);
+	if (cmd->accepted & STELLAR_OPT_OUTPUT)
+		fputs("  --output PATH                 file to write, - for stdout (/etc/cdi/stellar.json)\n",
 		      fp);
 	if (cmd->accepted & STELLAR_OPT_SETTINGS)
 		print_settings_help(fp);

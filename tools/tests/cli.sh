@@ -119,6 +119,17 @@ expect_usage "^stellar-tool: set-qp: give --spray-paths N, the one per-QP settin
 expect_usage "^stellar-tool: set-qp: --qp: 'x' is not a whole number" -- \
 	set-qp --device s0 --qp x --spray-paths 4
 
+# cdi: options; the device lookup itself is tests/test_cdi.c's.
+expect 0 stdout '^  stellar-tool \[-j\] cdi \[--device NAME\] \[--output PATH\|-\]$' -- \
+	cdi --help
+expect 0 stdout '^  --output PATH ' -- cdi --help
+expect 0 stdout '^  cdi \[--device NAME\] \[--output PATH\|-\] +Write a CDI spec' -- --help
+expect_usage "^stellar-tool: cdi: empty --output$" -- cdi --output ''
+expect_usage "^stellar-tool: cdi: unexpected argument 'stellar0'$" -- \
+	cdi stellar0
+expect 1 stderr "^stellar-tool: cdi: no device 'no-such-dev0' with a uverbs node$|is ib_uverbs loaded\?\)$" -- \
+	cdi --device no-such-dev0 --output -
+
 NOT_LOADED="^stellar-tool: the virtio_stellar kernel module is not loaded \(generic netlink family 'stellar' not found\)$"
 if [ -d /sys/module/virtio_stellar ]; then
 	echo "NOTE: virtio_stellar is loaded: checked the unknown-device report instead of the not-loaded one"
