@@ -49,6 +49,8 @@
 #define STELLAR_PKEY_TBL_LEN		1
 #define STELLAR_DEFAULT_PKEY		0xffff
 #define STELLAR_LOCAL_ACK_DELAY		15
+/* Port speed in Mb/s when the netdev reports none (stellar_port_speed). */
+#define STELLAR_DEFAULT_SPEED		10000
 
 /* The first QPN handed to ordinary QPs; 0 and 1 are SMI and GSI. */
 #define STELLAR_FIRST_QPN		0x11

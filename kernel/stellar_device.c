@@ -201,6 +201,13 @@ static void stellar_init_ibdev(struct stellar_dev *sdev)
 	strscpy(ibdev->node_desc, "virtio-stellar", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    sdev->ndev->dev_addr);
+	/*
+	 * /sys/class/infiniband/<name>/device: the netdev's device (a
+	 * virtio or PCI function), where there is one; veth and bonds have
+	 * none.  device_add() holds the parent until the ib_device is gone,
+	 * whichever of the two is unregistered first.
+	 */
+	ibdev->dev.parent = sdev->ndev->dev.parent;
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->local_dma_lkey = 0;
