@@ -446,6 +446,7 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* Outstanding work requests complete with flush errors. */
 	mutex_lock(&qp->state_lock);
+	stellar_xport_drain(qp);
 	if (qp->attr.qp_state != IB_QPS_RESET &&
 	    qp->attr.qp_state != IB_QPS_ERR)
 		stellar_modify_qp_locked(qp, &attr, IB_QP_STATE);

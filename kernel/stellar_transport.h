@@ -38,6 +38,9 @@ void stellar_xport_modify(struct stellar_qp *qp, int mask,
 /* New send WQEs were published on qp->sq: schedule the requester. */
 void stellar_xport_kick(struct stellar_qp *qp);
 
+/* destroy_qp: a UD QP sends what was posted before it goes to ERR. */
+void stellar_xport_drain(struct stellar_qp *qp);
+
 /*
  * A validated packet (BTH parsed into @pkt, ICRC checked) for the device.
  * Context: softirq, RCU held.  Takes ownership of @skb (skb->data points
