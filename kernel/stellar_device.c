@@ -158,6 +158,7 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->ahs);
 	xa_destroy(&sdev->srqs);
+	stellar_mcast_dev_fini(sdev);
 	stellar_mem_dev_fini(sdev);
 	free_percpu(sdev->counters);
 }
@@ -234,6 +235,7 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->atomic_lock);
+	stellar_mcast_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	stellar_init_ibdev(sdev);
 	if (stellar_mem_dev_init(sdev)) {

@@ -452,6 +452,7 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		stellar_modify_qp_locked(qp, &attr, IB_QP_STATE);
 	mutex_unlock(&qp->state_lock);
 
+	stellar_mcast_qp_destroy(qp);
 	xa_erase_irq(&sdev->qps, ibqp->qp_num);
 	stellar_qp_put(qp);
 	wait_for_completion(&qp->released);

@@ -49,6 +49,20 @@ void stellar_xport_drain(struct stellar_qp *qp);
 void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 		       const struct stellar_pkt *pkt);
 
+/*
+ * Queue a packet for a QP the caller holds a reference on, or drop it.
+ * Context: softirq or BH disabled.  Takes ownership of @skb.
+ */
+void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
+			   const struct stellar_pkt *pkt);
+
+/*
+ * stellar_mcast.c: a packet with destination QPN STELLAR_MCAST_QPN, for
+ * every QP attached to its multicast group.  Context as stellar_xport_rcv().
+ */
+void stellar_mcast_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
+		       const struct stellar_pkt *pkt);
+
 /* stellar_net.c: the device a packet for this host is for (RCU held). */
 struct stellar_dev *stellar_rx_dev_rcu(struct sk_buff *skb);
 

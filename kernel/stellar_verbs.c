@@ -66,6 +66,9 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_pkeys = STELLAR_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = STELLAR_LOCAL_ACK_DELAY;
 	attr->max_fast_reg_page_list_len = STELLAR_MAX_FAST_REG_PAGES;
+	attr->max_mcast_grp = STELLAR_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = STELLAR_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = STELLAR_MAX_TOTAL_MCAST_QP_ATTACH;
 	stellar_query_odp(attr);
 	return 0;
 }
@@ -248,6 +251,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.alloc_mr = stellar_alloc_mr,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
+	.attach_mcast = stellar_attach_mcast,
 	.create_ah = stellar_create_ah,
 	.create_cq = stellar_create_cq,
 	.create_qp = stellar_create_qp,
@@ -261,6 +265,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.destroy_cq = stellar_destroy_cq,
 	.destroy_qp = stellar_destroy_qp,
 	.destroy_srq = stellar_destroy_srq,
+	.detach_mcast = stellar_detach_mcast,
 	.get_dev_fw_str = stellar_get_dev_fw_str,
 	.get_dma_mr = stellar_get_dma_mr,
 	.get_link_layer = stellar_get_link_layer,

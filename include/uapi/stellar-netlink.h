@@ -93,6 +93,7 @@ enum stellar_genl_stat {
 	STELLAR_STAT_RX_DROP_QUEUE_FULL, /* the device's receive backlog cap */
 	STELLAR_STAT_RX_QUEUED_BYTES,	/* gauge: bytes queued for the QPs */
 	STELLAR_STAT_RX_QUEUED_MAX,	/* gauge: most bytes ever queued */
+	STELLAR_STAT_RX_MCAST_PACKETS,	/* for a multicast group joined here */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -122,6 +123,7 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_RX_DROP_QUEUE_FULL] = "rx_drop_queue_full",	\
 	[STELLAR_STAT_RX_QUEUED_BYTES] = "rx_queued_bytes",		\
 	[STELLAR_STAT_RX_QUEUED_MAX] = "rx_queued_bytes_max",		\
+	[STELLAR_STAT_RX_MCAST_PACKETS] = "rx_mcast_packets",		\
 }
 
 /*
