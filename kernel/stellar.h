@@ -8,6 +8,7 @@
 #define STELLAR_H
 
 #include <linux/completion.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
 #include <linux/mutex.h>
@@ -49,6 +50,16 @@
 #define STELLAR_PKEY_TBL_LEN		1
 #define STELLAR_DEFAULT_PKEY		0xffff
 #define STELLAR_LOCAL_ACK_DELAY		15
+/* Port speed in Mb/s when the netdev reports none (stellar_port_speed). */
+#define STELLAR_DEFAULT_SPEED		10000
+#define STELLAR_MAX_MCAST_GRP		1024
+#define STELLAR_MAX_MCAST_QP_ATTACH	64
+#define STELLAR_MAX_TOTAL_MCAST_QP_ATTACH 4096
+
+/* The destination QPN of a UD packet sent to a multicast group. */
+#define STELLAR_MCAST_QPN		0xffffff
+/* Buckets of a device's multicast group table: 1 << this many. */
+#define STELLAR_MCAST_HASH_BITS		8
 
 /* The first QPN handed to ordinary QPs; 0 and 1 are SMI and GSI. */
 #define STELLAR_FIRST_QPN		0x11
@@ -122,6 +133,14 @@ struct stellar_pvdma_mr;
  * @rx_queued: truesize of the received skbs queued for the QPs' receive
  *	work, capped by the rx_queue_bytes module parameter
  * @rx_queued_max: the most @rx_queued ever was
+ * @mcast_lock: serialises attaching and detaching multicast groups
+ * @mcast_groups: multicast GID to struct stellar_mcg (stellar_mcast.c);
+ *	changed under @mcast_lock, read under RCU by the receive path
+ * @mcast_seed: hash seed of @mcast_groups
+ * @num_mcast_grps: groups with at least one QP, at most
+ *	STELLAR_MAX_MCAST_GRP (under @mcast_lock)
+ * @num_mcast_attach: QP attachments over all groups, at most
+ *	STELLAR_MAX_TOTAL_MCAST_QP_ATTACH (under @mcast_lock)
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -149,6 +168,11 @@ struct stellar_dev {
 	struct stellar_mem *mem;
 	atomic_long_t rx_queued;
 	atomic_long_t rx_queued_max;
+	struct mutex mcast_lock;	/* multicast attach and detach */
+	DECLARE_HASHTABLE(mcast_groups, STELLAR_MCAST_HASH_BITS);
+	u32 mcast_seed;
+	u32 num_mcast_grps;
+	u32 num_mcast_attach;
 };
 
 struct stellar_ucontext {
@@ -268,6 +292,8 @@ struct stellar_qp_xport;
  * @ref: references from packet processing; the QP is freed at zero
  * @released: completed when @ref drops to zero
  * @spray_paths: paths set for this QP (stellar-tool), 0: the device's
+ * @nr_mcast: multicast groups the QP is attached to (sdev->mcast_lock)
+ * @was_mcast: the QP was attached to a multicast group at some time
  */
 struct stellar_qp {
 	struct ib_qp ibqp;
@@ -289,6 +315,8 @@ struct stellar_qp {
 	refcount_t ref;
 	struct completion released;
 	u32 spray_paths;
+	u32 nr_mcast;
+	bool was_mcast;
 };
 
 /**
@@ -462,6 +490,13 @@ int stellar_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int stellar_destroy_ah(struct ib_ah *ibah, u32 flags);
 int stellar_av_from_ah_attr(const struct rdma_ah_attr *attr,
 			    struct stellar_av *av);
+
+/* stellar_mcast.c */
+void stellar_mcast_dev_init(struct stellar_dev *sdev);
+void stellar_mcast_dev_fini(struct stellar_dev *sdev);
+int stellar_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int stellar_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void stellar_mcast_qp_destroy(struct stellar_qp *qp);
 
 /* stellar_mr.c */
 struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -158,6 +158,7 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->ahs);
 	xa_destroy(&sdev->srqs);
+	stellar_mcast_dev_fini(sdev);
 	stellar_mem_dev_fini(sdev);
 	free_percpu(sdev->counters);
 }
@@ -201,6 +202,13 @@ static void stellar_init_ibdev(struct stellar_dev *sdev)
 	strscpy(ibdev->node_desc, "virtio-stellar", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    sdev->ndev->dev_addr);
+	/*
+	 * /sys/class/infiniband/<name>/device: the netdev's device (a
+	 * virtio or PCI function), where there is one; veth and bonds have
+	 * none.  device_add() holds the parent until the ib_device is gone,
+	 * whichever of the two is unregistered first.
+	 */
+	ibdev->dev.parent = sdev->ndev->dev.parent;
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->local_dma_lkey = 0;
@@ -228,6 +236,7 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->atomic_lock);
 	stellar_spray_dev_init(&sdev->spray);
+	stellar_mcast_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	stellar_init_ibdev(sdev);
 	if (stellar_mem_dev_init(sdev)) {

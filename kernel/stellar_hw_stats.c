@@ -62,6 +62,7 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_DEV(RX_DROP_BAD_LENGTH), HW_DEV(RX_DROP_PSN),
 	HW_DEV(RX_DROP_QUEUE_FULL),
 	HW_DEV(RX_QUEUED_BYTES), HW_DEV(RX_QUEUED_MAX),
+	HW_DEV(RX_MCAST_PACKETS),
 	HW_SPRAY(QPS, "spray_qps"),
 	HW_SPRAY(PACKETS, "spray_packets"),
 	HW_SPRAY(BYTES, "spray_bytes"),

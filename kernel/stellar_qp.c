@@ -471,11 +471,13 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* Outstanding work requests complete with flush errors. */
 	mutex_lock(&qp->state_lock);
+	stellar_xport_drain(qp);
 	if (qp->attr.qp_state != IB_QPS_RESET &&
 	    qp->attr.qp_state != IB_QPS_ERR)
 		stellar_modify_qp_locked(qp, &attr, IB_QP_STATE);
 	mutex_unlock(&qp->state_lock);
 
+	stellar_mcast_qp_destroy(qp);
 	xa_erase_irq(&sdev->qps, ibqp->qp_num);
 	stellar_qp_put(qp);
 	wait_for_completion(&qp->released);

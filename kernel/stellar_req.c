@@ -732,6 +732,34 @@ static void stellar_req_go_error(struct stellar_qp_xport *xp)
 }
 
 /**
+ * stellar_xport_drain() - send what a UD QP posted before it is destroyed
+ * @qp: the QP being destroyed, still in its state
+ *
+ * A process may post datagrams and destroy the QP at once, without
+ * waiting for a completion (mckey's sender does): a NIC would have
+ * fetched them by then, while here they still wait for the requester
+ * work, and the move to the error state would flush them.  So the posted
+ * datagrams go out first, in the caller's context: at most one round per
+ * ring slot, so a ring a process keeps refilling cannot hold destroy.
+ * Connected QPs do not need this: their consumers wait for completions.
+ *
+ * Context: process, from destroy_qp.
+ */
+void stellar_xport_drain(struct stellar_qp *qp)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+	u32 rounds = qp->sq.num_entries;
+
+	if (!stellar_qp_is_ud(qp))
+		return;
+	mutex_lock(&xp->req_mutex);
+	while (rounds-- && stellar_req_send(xp))
+		;
+	stellar_comp_retire(xp);
+	mutex_unlock(&xp->req_mutex);
+}
+
+/**
  * stellar_req_work() - the requester: send, retransmit, flush
  * @work: xp->req_work
  */

@@ -38,12 +38,29 @@ void stellar_xport_modify(struct stellar_qp *qp, int mask,
 /* New send WQEs were published on qp->sq: schedule the requester. */
 void stellar_xport_kick(struct stellar_qp *qp);
 
+/* destroy_qp: a UD QP sends what was posted before it goes to ERR. */
+void stellar_xport_drain(struct stellar_qp *qp);
+
 /*
  * A validated packet (BTH parsed into @pkt, ICRC checked) for the device.
  * Context: softirq, RCU held.  Takes ownership of @skb (skb->data points
  * at the BTH, skb->len covers the BTH up to and including the ICRC).
  */
 void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
+		       const struct stellar_pkt *pkt);
+
+/*
+ * Queue a packet for a QP the caller holds a reference on, or drop it.
+ * Context: softirq or BH disabled.  Takes ownership of @skb.
+ */
+void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
+			   const struct stellar_pkt *pkt);
+
+/*
+ * stellar_mcast.c: a packet with destination QPN STELLAR_MCAST_QPN, for
+ * every QP attached to its multicast group.  Context as stellar_xport_rcv().
+ */
+void stellar_mcast_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 		       const struct stellar_pkt *pkt);
 
 /* stellar_net.c: the device a packet for this host is for (RCU held). */

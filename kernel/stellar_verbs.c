@@ -4,6 +4,8 @@
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
@@ -64,8 +66,79 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_pkeys = STELLAR_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = STELLAR_LOCAL_ACK_DELAY;
 	attr->max_fast_reg_page_list_len = STELLAR_MAX_FAST_REG_PAGES;
+	attr->max_mcast_grp = STELLAR_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = STELLAR_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = STELLAR_MAX_TOTAL_MCAST_QP_ATTACH;
 	stellar_query_odp(attr);
 	return 0;
+}
+
+/*
+ * IB speed and width pairs, slowest first, by the data rate they signal
+ * in Mb/s: a port reports the fastest one its netdev's speed reaches.
+ */
+static const struct {
+	u32 mbps;
+	u16 speed;
+	u8 width;
+} stellar_rates[] = {
+	{ 2500, IB_SPEED_SDR, IB_WIDTH_1X },
+	{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+	{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+	{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
+	{ 20000, IB_SPEED_DDR, IB_WIDTH_4X },
+	{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+	{ 40000, IB_SPEED_QDR, IB_WIDTH_4X },
+	{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+	{ 56000, IB_SPEED_FDR, IB_WIDTH_4X },
+	{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
+	{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+	{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
+	{ 800000, IB_SPEED_NDR, IB_WIDTH_8X },
+};
+
+/* The netdev's link speed in Mb/s, or 0 if it has none (or is going). */
+static u32 stellar_ndev_speed(struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+	u32 speed = 0;
+
+	rtnl_lock();
+	if (ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(ndev, &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		speed = ks.base.speed;
+	rtnl_unlock();
+	return speed;
+}
+
+/**
+ * stellar_port_speed() - the speed and width a port reports
+ * @sdev: device
+ * @speed: set to an IB_SPEED_*
+ * @width: set to an IB_WIDTH_*
+ *
+ * The fastest pair whose rate the netdev's speed reaches (ethtool link
+ * settings: veth reports 10000 Mb/s, a bond the sum of its active
+ * links).  A netdev that knows no speed (virtio-net without
+ * VIRTIO_NET_F_SPEED_DUPLEX, and any netdev going away) counts as
+ * STELLAR_DEFAULT_SPEED Mb/s: a paravirtual link has no physical rate,
+ * and that is what veth reports and a software RoCE path reaches.
+ */
+static void stellar_port_speed(struct stellar_dev *sdev, u16 *speed,
+			       u8 *width)
+{
+	u32 mbps = stellar_ndev_speed(sdev->ndev) ?: STELLAR_DEFAULT_SPEED;
+	int i;
+
+	*speed = stellar_rates[0].speed;
+	*width = stellar_rates[0].width;
+	for (i = 1; i < ARRAY_SIZE(stellar_rates); i++) {
+		if (mbps < stellar_rates[i].mbps)
+			break;
+		*speed = stellar_rates[i].speed;
+		*width = stellar_rates[i].width;
+	}
 }
 
 static int stellar_query_port(struct ib_device *ibdev, u32 port_num,
@@ -89,13 +162,7 @@ static int stellar_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->pkey_tbl_len = STELLAR_PKEY_TBL_LEN;
 	attr->max_vl_num = 1;
 	attr->ip_gids = true;
-
-	/* Fails only while the netdev is going away: report the minimum. */
-	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
-			     &attr->active_width)) {
-		attr->active_speed = IB_SPEED_SDR;
-		attr->active_width = IB_WIDTH_1X;
-	}
+	stellar_port_speed(sdev, &attr->active_speed, &attr->active_width);
 	return 0;
 }
 
@@ -204,6 +271,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.alloc_mr = stellar_alloc_mr,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
+	.attach_mcast = stellar_attach_mcast,
 	.create_ah = stellar_create_ah,
 	.create_cq = stellar_create_cq,
 	.create_qp = stellar_create_qp,
@@ -218,6 +286,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.destroy_cq = stellar_destroy_cq,
 	.destroy_qp = stellar_destroy_qp,
 	.destroy_srq = stellar_destroy_srq,
+	.detach_mcast = stellar_detach_mcast,
 	.fill_res_cq_entry = stellar_fill_res_cq_entry,
 	.fill_res_mr_entry = stellar_fill_res_mr_entry,
 	.fill_res_qp_entry = stellar_fill_res_qp_entry,

@@ -365,8 +365,15 @@ struct sk_buff *stellar_xport_rx_dequeue(struct stellar_qp_xport *xp)
 	return skb;
 }
 
-/* Queue a packet for the QP's receive work, or drop it. */
-static void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
+/**
+ * stellar_xport_enqueue() - queue a packet for a QP's receive work
+ * @qp: the QP, held by the caller
+ * @skb: the packet, consumed (queued or dropped and counted)
+ * @pkt: its parsed headers
+ *
+ * Context: softirq or BH disabled.
+ */
+void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
 				  const struct stellar_pkt *pkt)
 {
 	struct stellar_qp_xport *xp = qp->xport;
@@ -394,8 +401,13 @@ static void stellar_xport_enqueue(struct stellar_qp *qp, struct sk_buff *skb,
 void stellar_xport_rcv(struct stellar_dev *sdev, struct sk_buff *skb,
 		       const struct stellar_pkt *pkt)
 {
-	struct stellar_qp *qp = stellar_qp_get(sdev, pkt->dest_qpn);
+	struct stellar_qp *qp;
 
+	if (pkt->dest_qpn == STELLAR_MCAST_QPN) {
+		stellar_mcast_rcv(sdev, skb, pkt);
+		return;
+	}
+	qp = stellar_qp_get(sdev, pkt->dest_qpn);
 	if (!qp) {
 		stellar_count(sdev, STELLAR_STAT_RX_DROP_NO_QP, 1);
 		kfree_skb(skb);

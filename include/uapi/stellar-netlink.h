@@ -97,6 +97,7 @@ enum stellar_genl_stat {
 	STELLAR_STAT_RNR_NAKS_RCVD,	/* of NAKS_RCVD, RNR NAKs */
 	STELLAR_STAT_OUT_OF_ORDER,	/* packets that arrived ahead of a gap */
 	STELLAR_STAT_TIMEOUTS,		/* local ACK timeouts */
+	STELLAR_STAT_RX_MCAST_PACKETS,	/* for a multicast group joined here */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -130,6 +131,7 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_RNR_NAKS_RCVD] = "rnr_naks_rcvd",			\
 	[STELLAR_STAT_OUT_OF_ORDER] = "out_of_order",			\
 	[STELLAR_STAT_TIMEOUTS] = "timeouts",				\
+	[STELLAR_STAT_RX_MCAST_PACKETS] = "rx_mcast_packets",		\
 }
 
 /*

@@ -54,6 +54,8 @@ static const struct verbs_context_ops stellar_ctx_ops = {
 	.post_srq_recv = stellar_post_srq_recv,
 	.create_ah = stellar_create_ah,
 	.destroy_ah = stellar_destroy_ah,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = stellar_free_context,
 };
 

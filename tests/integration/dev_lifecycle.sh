@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Copyright (c) 2026 The virtio-stellar authors
 #
-# Device lifecycle: rdma link add/show/delete, what ibv_devinfo and
+# Device lifecycle: rdma link add/show/delete, what ibv_devinfo (port
+# speed and width from the netdev: veth, a bond of two veths) and
 # /proc/stellar report, port state following the netdev, removal of a
 # device with its netdev, rmmod with devices present, and reload.
 # stellar-test: vms=1 timeout=300
@@ -35,6 +36,14 @@ info=$(ibv_devinfo -v -d stellar0)
 assert_contains "$info" "hca_id:	stellar0" "ibv_devinfo"
 assert_contains "$info" "transport:			InfiniBand (0)" "ibv_devinfo"
 assert_contains "$info" "link_layer:		Ethernet" "ibv_devinfo"
+
+log "port speed from the netdev: veth reports 10000 Mb/s"
+assert_contains "$info" "active_width:		1X (1)" "ibv_devinfo on veth"
+assert_contains "$info" "active_speed:		10.0 Gbps (4)" "ibv_devinfo on veth"
+assert_eq "$(cat /sys/class/infiniband/stellar0/ports/1/rate)" \
+	"10 Gb/sec (1X QDR)" "port rate on veth"
+[ ! -e /sys/class/infiniband/stellar0/device ] ||
+	fail "stellar0 on veth0 has a device link: $(readlink -f /sys/class/infiniband/stellar0/device)"
 
 log "GIDs follow the netdev's addresses"
 wait_for 15 ib_has_gid stellar0 ::ffff:10.20.0.1
@@ -82,6 +91,28 @@ wait_for 15 rdma_link_gone stellar0
 ! ibv_lists stellar0 || fail "ibv_devices still lists stellar0"
 wait_for 5 test ! -e /proc/stellar/stellar0
 assert_contains "$(rdma_link_line stellar1)" "state ACTIVE" "stellar1 after veth0 gone"
+
+log "a bond of two veths reports their sum, 20000 Mb/s"
+modprobe bonding max_bonds=0
+ip link add bond0 type bond mode balance-xor miimon 100
+for i in 3 4; do
+	ip link add "veth$i" type veth peer name "veth${i}p"
+	ip link set "veth$i" master bond0
+	ip link set "veth${i}p" up
+done
+ip link set bond0 up
+rdma link add stellar3 type stellar netdev bond0
+wait_for 15 ib_port_state_is stellar3 PORT_ACTIVE
+wait_for 15 eval 'ibv_devinfo -v -d stellar3 | grep -q "active_width:.*4X (2)"'
+info=$(ibv_devinfo -v -d stellar3)
+assert_contains "$info" "active_speed:		5.0 Gbps (2)" "ibv_devinfo on a bond of two veths"
+assert_eq "$(cat /sys/class/infiniband/stellar3/ports/1/rate)" \
+	"20 Gb/sec (4X DDR)" "port rate on a bond of two veths"
+[ ! -e /sys/class/infiniband/stellar3/device ] || fail "stellar3 on bond0 has a device link"
+rdma link delete stellar3
+ip link del bond0
+ip link del veth3
+ip link del veth4
 
 log "rmmod with devices present"
 veth_pair veth2 veth2p 10.22.0.1/24 10.22.0.2/24

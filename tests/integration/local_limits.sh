@@ -4,7 +4,9 @@
 #
 # A hostile local user: an unprivileged process (uid 4242, RLIMIT_MEMLOCK
 # 64 KiB, /dev/infiniband/uverbs* mode 0666 as rdma-core's udev rule makes
-# it) floods a device with PDs, CQs, QPs, MRs, AHs and SRQs.  Each flood
+# it) floods a device with PDs, CQs, QPs, MRs, AHs and SRQs, and attaches
+# UD QPs to multicast groups (one QP to many groups, many QPs to one
+# group, many attachments in all; the exit detaches them).  Each flood
 # stops at exactly the limit ibv_query_device advertises (less what the
 # kernel itself holds), with ENOMEM.  The ring memory of the user's CQs is
 # charged to its memory cgroup: a flood of large CQs in a cgroup with
@@ -60,10 +62,10 @@ held() {
 }
 
 log "floods as uid $USER_ID stop at the advertised limits"
-for kind in pd cq qp mr ah srq; do
+for kind in pd cq qp mr ah srq mcast_grp mcast_qp mcast_total; do
 	case $kind in
 	# The GSI QP has QPN 1, outside the max_qp QPNs of the other QPs.
-	qp|ah) kernel=0 ;;
+	qp|ah|mcast_*) kernel=0 ;;
 	# ib_alloc_pd() gives each kernel PD a DMA MR that restrack omits.
 	mr) kernel=$(($(held mr) + $(held pd))) ;;
 	*) kernel=$(held "$kind") ;;

@@ -5,7 +5,8 @@
 # Wire compatibility with rdma_rxe: VM a runs rdma_rxe (rxe0), VM b runs
 # stellar (stellar0), both on link 1.  ibv_rc_pingpong with data checks,
 # ib_write_bw, ib_read_bw, ib_send_bw and rping -v -V run with the server
-# on a (rxe serves, stellar requests), then with the server on b.
+# on a (rxe serves, stellar requests), then with the server on b; then
+# mckey multicast from rxe to stellar and from stellar to rxe.
 # stellar-test: vms=2 links=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -69,6 +70,31 @@ one_direction() {
 	rping_check "rping_$srv_dev" "$server" $((port + 6)) 4096
 }
 
+# mckey_round NAME RECEIVER_ROLE: UD multicast through the RDMA CM: the
+# receiver joins 239.1.2.4 and must get all 20 messages the other VM
+# sends to the group (mckey's receiver waits for every one).
+mckey_round() {
+	local name=$1 log=$STELLAR_OUT/$1.log pid rc=0
+
+	if [ "$STELLAR_ROLE" = "$2" ]; then
+		timeout 60 stdbuf -oL mckey -m 239.1.2.4 -b "$(my_ip 1)" \
+			-C 20 -S 256 >"$log" 2>&1 &
+		pid=$!
+		wait_for 30 grep -q "receiving data transfers" "$log"
+		put_val "$name.ready" 1
+		wait "$pid" || rc=$?
+	else
+		get_val "$name.ready" >/dev/null
+		timeout 60 stdbuf -oL mckey -m 239.1.2.4 -b "$(my_ip 1)" -s \
+			-C 20 -S 256 >"$log" 2>&1 || rc=$?
+	fi
+	barrier "$name.done"
+	[ "$rc" = 0 ] || fail "$name: mckey on $dev exited with $rc:"$'\n'"$(tail -20 "$log")"
+	assert_not_contains "$(cat "$log")" MULTICAST_ERROR "$name on $dev"
+	assert_contains "$(cat "$log")" "data transfers complete" "$name on $dev"
+	log "$name: ok on $dev"
+}
+
 # ext_check: while stellar (VM b) writes to rxe, the stellar QP offers its
 # wire extensions but, rxe never accepting them, stays standard
 # (Documentation/wire-extensions.rst).
@@ -98,6 +124,8 @@ ext_check() {
 one_direction a 18900
 one_direction b 18950
 ext_check
+mckey_round mckey_rxe_to_stellar b
+mckey_round mckey_stellar_to_rxe a
 
 barrier interop-done
 if [ "$STELLAR_ROLE" = a ]; then

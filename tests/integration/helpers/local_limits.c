@@ -14,8 +14,13 @@
  *   errno E NAME     why the next one failed (0 if none did)
  *
  * QPs are RC QPs with one send WR on an SRQ; MRs are ODP registrations of
- * one page, so that RLIMIT_MEMLOCK does not stop them first.  The objects
- * are released when the process exits.  Exit code 0 unless the setup
+ * one page, so that RLIMIT_MEMLOCK does not stop them first.
+ *
+ * KIND mcast_grp, mcast_qp or mcast_total attaches UD QPs to multicast
+ * groups (ibv_attach_mcast, IPv4-mapped 239.1.x.y GIDs): one QP to COUNT
+ * groups, COUNT QPs to one group, or COUNT attachments of 64 QPs spread
+ * over groups, 64 QPs to a group; "created" counts attachments.  The
+ * objects are released when the process exits (attachments included).  Exit code 0 unless the setup
  * failed.
  *
  *   local_limits DEVICE churn SECONDS
@@ -152,6 +157,12 @@ static void *create_one(struct env *env, const char *kind)
 
 static int limit_of(const struct ibv_device_attr *attr, const char *kind)
 {
+	if (!strcmp(kind, "mcast_grp"))
+		return attr->max_mcast_grp;
+	if (!strcmp(kind, "mcast_qp"))
+		return attr->max_mcast_qp_attach;
+	if (!strcmp(kind, "mcast_total"))
+		return attr->max_total_mcast_qp_attach;
 	if (!strcmp(kind, "pd"))
 		return attr->max_pd;
 	if (!strcmp(kind, "cq"))
@@ -163,6 +174,74 @@ static int limit_of(const struct ibv_device_attr *attr, const char *kind)
 	if (!strcmp(kind, "ah"))
 		return attr->max_ah;
 	return attr->max_srq;
+}
+
+#define MCAST_QPS 64
+
+static struct ibv_qp *create_ud_qp(struct env *env)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = env->cq,
+		.recv_cq = env->cq,
+		.srq = env->srq,
+		.cap = { .max_send_wr = 1, .max_send_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp *qp = ibv_create_qp(env->pd, &init);
+
+	if (!qp)
+		die("ibv_create_qp UD");
+	return qp;
+}
+
+/* The IPv4-mapped GID of group 239.1.(n >> 8).(n & 0xff). */
+static void mcast_gid(long n, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = 0xff;
+	gid->raw[11] = 0xff;
+	gid->raw[12] = 239;
+	gid->raw[13] = 1;
+	gid->raw[14] = (n >> 8) & 0xff;
+	gid->raw[15] = n & 0xff;
+}
+
+/*
+ * Attach UD QPs to groups as KIND says; returns the attachments made and
+ * sets *err to why the next one failed.
+ */
+static long mcast_flood(struct env *env, const char *kind, long count,
+			int *err)
+{
+	struct ibv_qp *qps[MCAST_QPS];
+	int nqps = 0;
+	union ibv_gid gid;
+	struct ibv_qp *qp;
+	long n, group;
+
+	if (!strcmp(kind, "mcast_grp"))
+		nqps = 1;
+	else if (!strcmp(kind, "mcast_total"))
+		nqps = MCAST_QPS;
+	for (n = 0; n < nqps; n++)
+		qps[n] = create_ud_qp(env);
+	for (n = 0; n < count; n++) {
+		if (!strcmp(kind, "mcast_grp")) {
+			qp = qps[0];
+			group = n;
+		} else if (!strcmp(kind, "mcast_qp")) {
+			qp = create_ud_qp(env);
+			group = 0;
+		} else {
+			qp = qps[n % MCAST_QPS];
+			group = n / MCAST_QPS;
+		}
+		mcast_gid(group, &gid);
+		*err = ibv_attach_mcast(qp, &gid, 0);
+		if (*err)
+			break;
+	}
+	return n;
 }
 
 /* A CREATE_QP the driver must fail after choosing the QPN; the errno. */
@@ -295,18 +374,21 @@ int main(int argc, char **argv)
 		if (!env.pd)
 			die("ibv_alloc_pd");
 	}
-	if (!strcmp(argv[2], "qp"))
+	if (!strcmp(argv[2], "qp") || !strncmp(argv[2], "mcast_", 6))
 		setup_qp_deps(&env);
 
 	printf("limit %d\n", limit_of(&env.attr, argv[2]));
 	fflush(stdout);
-	for (created = 0; created < count; created++) {
-		errno = 0;
-		if (!create_one(&env, argv[2])) {
-			err = errno;
-			break;
+	if (!strncmp(argv[2], "mcast_", 6))
+		created = mcast_flood(&env, argv[2], count, &err);
+	else
+		for (created = 0; created < count; created++) {
+			errno = 0;
+			if (!create_one(&env, argv[2])) {
+				err = errno;
+				break;
+			}
 		}
-	}
 	printf("created %ld\n", created);
 	printf("errno %d %s\n", err, err ? strerror(err) : "none");
 	return 0;
