@@ -236,10 +236,13 @@ assert_fails rdma_dev_in ns1 stellar1
 assert_ok ibv_lists stellar1
 wait_for 30 pid_gone "$SRV"
 pp_failed pp2 server "$SRV"
-# The client's last send was acknowledged: an RC QP waiting for a receive
-# has nothing to time out on, so it waits until it is killed.
-kill "$CLI"
-reap "$CLI"
+# Either the client's last send was acknowledged, and its RC QP, waiting
+# for a receive, has nothing to time out on, so it waits until it is
+# killed; or the server's QP went first and the client fails on its own
+# with a retry error (seen on a loaded host).  Both are right; success
+# is not.
+pid_gone "$CLI" || kill "$CLI" 2>/dev/null || true
+pp_failed pp2 client "$CLI"
 assert_eq "$(rdma res show qp link stellar1/1 | grep -c ' type RC ' || true)" \
 	"0" "RC QPs of stellar1 after the move"
 
