@@ -69,7 +69,7 @@ int mon_http_route(const char *req, size_t len)
 		return 400;
 	target = sp + 1;
 	sp = memchr(target, ' ', end - target);
-	if (!sp || memcmp(sp + 1, "HTTP/1.", 7))
+	if (!sp || end - (sp + 1) < 7 || memcmp(sp + 1, "HTTP/1.", 7))
 		return 400;
 	if (target - req != 4 || memcmp(req, "GET ", 4))
 		return 405;

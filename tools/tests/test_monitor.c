@@ -287,6 +287,7 @@ static void test_http_route(void **state)
 	assert_int_equal(route("HEAD /metrics HTTP/1.1\r\n\r\n"), 405);
 	assert_int_equal(route("GET /metrics\r\n\r\n"), 400);
 	assert_int_equal(route("garbage\r\n\r\n"), 400);
+	assert_int_equal(route("GET /metrics H\n\n"), 400);
 	assert_int_equal(route(" /metrics HTTP/1.1\r\n\r\n"), 400);
 }
 
