@@ -431,8 +431,8 @@ size_t mon_list_devices(const char *class_dir, char (*names)[MON_NAME_LEN],
 	while (n < max && (de = readdir(d))) {
 		if (safe_name(de->d_name) &&
 		    !pathf(dev_dir, "%s/%s", class_dir, de->d_name) &&
-		    is_stellar(dev_dir))
-			snprintf(names[n++], MON_NAME_LEN, "%s", de->d_name);
+		    is_stellar(dev_dir))	/* safe_name(): fits */
+			memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
 	}
 	closedir(d);
 	return n;
