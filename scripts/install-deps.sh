@@ -15,6 +15,7 @@ PACKAGES=(
 	libcmocka-dev sparse
 	nvme-cli fio python3 iperf3
 	qperf ucx-utils openmpi-bin libopenmpi-dev
+	prometheus curl jq
 )
 
 # `make kasan` builds a debug kernel from Debian's kernel source.
