@@ -159,6 +159,8 @@ main() {
 	mkdir -p /stellar/shared /run/stellar
 	export STELLAR_REPO STELLAR_ROLE STELLAR_VM_INDEX STELLAR_VMS
 	export STELLAR_LINKS STELLAR_TIMEOUT STELLAR_SCRIPT
+	# Tests scale their own time bounds by it (make kasan: a slower kernel).
+	export STELLAR_TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
 	# The host's STELLAR_KO (a variant or a KASAN build) reaches the test.
 	[ -z "${STELLAR_KO:-}" ] || export STELLAR_KO
 	export STELLAR_SHARED=/stellar/shared STELLAR_OUT=$VM_OUT

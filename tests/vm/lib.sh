@@ -16,6 +16,8 @@
 #   STELLAR_VMS      1 or 2;   STELLAR_LINKS: number of links a<->b
 #   STELLAR_OUT      this VM's results dir (host-visible, rw)
 #   STELLAR_SHARED   dir shared rw by both VMs (barriers, values)
+#   STELLAR_TIMEOUT_SCALE  how many times slower than usual the kernel runs
+#                    (make kasan: 3); scale the test's own time bounds by it
 #
 # Link K (1..STELLAR_LINKS) is netdev eth(K-1) with 10.K.0.1/24 on VM a
 # and 10.K.0.2/24 on VM b (link_dev K, my_ip K, peer_ip K).
