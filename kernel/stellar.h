@@ -541,6 +541,7 @@ void stellar_proc_del_dev(struct stellar_dev *sdev);
 bool stellar_proc_may_see_qps(const struct file *file,
 			      struct stellar_dev *sdev);
 const char *stellar_stat_name(enum stellar_genl_stat stat);
+const char *stellar_qp_state_name(enum ib_qp_state state);
 
 /* stellar_hw_stats.c */
 void stellar_hw_stats_init(void);

@@ -106,7 +106,13 @@ static const char *stellar_qp_type_name(enum ib_qp_type type)
 	}
 }
 
-static const char *stellar_qp_state_name(enum ib_qp_state state)
+/**
+ * stellar_qp_state_name() - a QP state as the verbs name it ("RTS")
+ * @state: the state
+ *
+ * Return: the name, "?" for a value out of range.
+ */
+const char *stellar_qp_state_name(enum ib_qp_state state)
 {
 	static const char * const names[] = {
 		[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT",

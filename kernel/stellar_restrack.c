@@ -36,18 +36,6 @@ bool stellar_may_see_qp_detail(struct stellar_dev *sdev)
 	return ns_capable_noaudit(dev_net(sdev->ndev)->user_ns, CAP_NET_ADMIN);
 }
 
-static const char *stellar_res_qp_state(enum ib_qp_state state)
-{
-	static const char * const names[] = {
-		[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT",
-		[IB_QPS_RTR] = "RTR", [IB_QPS_RTS] = "RTS",
-		[IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
-		[IB_QPS_ERR] = "ERR",
-	};
-
-	return state < ARRAY_SIZE(names) && names[state] ? names[state] : "?";
-}
-
 /* What anyone who may list the QP may see. */
 static int stellar_res_qp_public(struct sk_buff *msg, struct stellar_qp *qp)
 {
@@ -57,7 +45,7 @@ static int stellar_res_qp_public(struct sk_buff *msg, struct stellar_qp *qp)
 	if (READ_ONCE(xp->spraying))
 		paths = stellar_peek(xp->spray.nr_paths);
 	if (rdma_nl_put_driver_string(msg, "state",
-				      stellar_res_qp_state(READ_ONCE(qp->attr.qp_state))) ||
+				      stellar_qp_state_name(READ_ONCE(qp->attr.qp_state))) ||
 	    rdma_nl_put_driver_u32(msg, "spray_paths", paths) ||
 	    rdma_nl_put_driver_u32(msg, "wire_ext", READ_ONCE(xp->x_on)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us",
