@@ -11,15 +11,6 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
 
-# udp_4791_bound [NETNS]: a UDP socket is bound to port 4791.
-udp_4791_bound() {
-	if [ -n "${1:-}" ]; then
-		ip netns exec "$1" ss -Hulnp
-	else
-		ss -Hulnp
-	fi | grep -qE '[:.]4791[[:space:]]'
-}
-
 # netns_with_veth NS DEV ADDR: DEV in NS (its peer DEVp stays in init_net).
 netns_with_veth() {
 	ip netns add "$1"

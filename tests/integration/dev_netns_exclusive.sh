@@ -23,15 +23,6 @@
 
 HELPERS=$STELLAR_REPO/tests/integration/helpers
 
-# udp_4791_bound [NETNS]: a UDP socket is bound to port 4791.
-udp_4791_bound() {
-	if [ -n "${1:-}" ]; then
-		ip netns exec "$1" ss -Hulnp
-	else
-		ss -Hulnp
-	fi | grep -qE '[:.]4791[[:space:]]'
-}
-
 # rdma_dev_in NS DEV: "rdma dev" run in NS ("" for init_net) lists DEV.
 rdma_dev_in() {
 	if [ -n "$1" ]; then

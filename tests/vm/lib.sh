@@ -304,6 +304,15 @@ has_ipv6_link_local() {
 
 # --- RDMA helpers --------------------------------------------------------
 
+# udp_4791_bound [NETNS]: a UDP socket is bound to port 4791.
+udp_4791_bound() {
+	if [ -n "${1:-}" ]; then
+		ip netns exec "$1" ss -Hulnp
+	else
+		ss -Hulnp
+	fi | grep -qE '[:.]4791[[:space:]]'
+}
+
 # rdma_link_gone DEV: "rdma link show" does not list DEV.
 rdma_link_gone() {
 	[ -z "$(rdma_link_line "$1")" ]
