@@ -74,11 +74,40 @@ int stellar_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return 0;
 }
 
+/*
+ * A process may post datagrams and destroy their address handle at once:
+ * mckey's sender does, since a NIC has copied the address into its WQEs
+ * by then.  Here the requester reads the handle when it sends, so before
+ * a process's AH goes, the UD QPs of its PD send what they have posted
+ * (stellar_xport_drain(): at most one round per ring slot).  This walks
+ * the device's QPs: destroying a user AH costs O(QPs), which UD users,
+ * who keep an AH per peer, do rarely.
+ */
+static void stellar_ah_drain_users(struct stellar_ah *ah)
+{
+	struct stellar_dev *sdev = to_sdev(ah->ibah.device);
+	unsigned long index = 0;
+	struct stellar_qp *qp;
+
+	while ((qp = stellar_qp_get_next(sdev, &index))) {
+		if (qp->ibqp.pd == ah->ibah.pd &&
+		    qp->ibqp.qp_type == IB_QPT_UD) {
+			mutex_lock(&qp->state_lock);
+			stellar_xport_drain(qp);
+			mutex_unlock(&qp->state_lock);
+		}
+		stellar_qp_put(qp);
+		index++;
+	}
+}
+
 int stellar_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct stellar_ah *ah = to_sah(ibah);
 	unsigned long irqflags;
 
+	if (ibah->uobject && (flags & RDMA_DESTROY_AH_SLEEPABLE))
+		stellar_ah_drain_users(ah);
 	xa_lock_irqsave(&to_sdev(ibah->device)->ahs, irqflags);
 	__xa_erase(&to_sdev(ibah->device)->ahs, ah->handle);
 	xa_unlock_irqrestore(&to_sdev(ibah->device)->ahs, irqflags);

@@ -743,7 +743,8 @@ static void stellar_req_go_error(struct stellar_qp_xport *xp)
  * ring slot, so a ring a process keeps refilling cannot hold destroy.
  * Connected QPs do not need this: their consumers wait for completions.
  *
- * Context: process, from destroy_qp.
+ * Context: process, under qp->state_lock, from destroy_qp or, for the QPs
+ * that may use an AH, destroy_ah.
  */
 void stellar_xport_drain(struct stellar_qp *qp)
 {
