@@ -19,8 +19,6 @@
  */
 #include "stellar_spray.h"
 
-/* Ports of the dynamic range: 16384, a power of two. */
-#define STELLAR_SPRAY_PORT_MASK		0x3fff
 /* A congestion level decays after this many clean RTTs... */
 #define STELLAR_SPRAY_DECAY_RTTS	8
 /* ...but not faster than this. */
@@ -63,10 +61,8 @@ void stellar_spray_init(struct stellar_spray *s, u32 nr_paths, u16 base_sport,
 	s->shift = shift;
 	for (i = 0; i < nr_paths; i++) {
 		struct stellar_spray_path *p = &s->path[i];
-		u32 port = base_sport + i * STELLAR_SPRAY_PORT_STRIDE;
 
-		p->sport = STELLAR_SPRAY_PORT_MIN |
-			   (port & STELLAR_SPRAY_PORT_MASK);
+		p->sport = stellar_spray_path_port(base_sport, i);
 		p->state = STELLAR_PATH_ACTIVE;
 		p->weight = STELLAR_SPRAY_WEIGHT_MAX;
 	}

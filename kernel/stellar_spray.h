@@ -79,6 +79,8 @@ struct stellar_spray_path {
 #define STELLAR_SPRAY_PORT_STRIDE	2
 /* The dynamic port range all paths use: 49152..65535. */
 #define STELLAR_SPRAY_PORT_MIN		0xc000
+/* Ports of that range: 16384, a power of two. */
+#define STELLAR_SPRAY_PORT_MASK		0x3fff
 /* RTT samples above this are clamped (keeps the arithmetic in u32). */
 #define STELLAR_SPRAY_RTT_MAX_US	(1U << 26)
 
@@ -133,6 +135,18 @@ u32 stellar_spray_pick(struct stellar_spray *s, u32 psn, u64 now_us);
  */
 u32 stellar_spray_pick_retx(struct stellar_spray *s, u32 psn, u32 lost_path,
 			    u64 now_us);
+
+/*
+ * Port of path @path of a QP whose path 0 is derived from @base_sport:
+ * the same for every QP state, so that a QP without spray state (GSI)
+ * rotates over the ports a spraying peer would use.
+ */
+static inline u16 stellar_spray_path_port(u16 base_sport, u32 path)
+{
+	u32 port = base_sport + path * STELLAR_SPRAY_PORT_STRIDE;
+
+	return STELLAR_SPRAY_PORT_MIN | (port & STELLAR_SPRAY_PORT_MASK);
+}
 
 /* Port of path @path. */
 static inline u16 stellar_spray_sport(const struct stellar_spray *s, u32 path)

@@ -84,6 +84,8 @@ static void check_ports(u32 nr_paths, u16 base)
 		u16 port = stellar_spray_sport(&s, i);
 
 		assert_in_range(port, 49152, 65535);
+		/* What a QP without spray state (GSI) computes alone. */
+		assert_int_equal(port, stellar_spray_path_port(base, i));
 		for (j = 0; j < i; j++)
 			assert_int_not_equal(port, stellar_spray_sport(&s, j));
 	}
