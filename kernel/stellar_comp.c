@@ -174,17 +174,19 @@ static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
  */
 static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 {
-	const struct stellar_txp *una = stellar_txp(xp, xp->una_psn);
 	unsigned long ib = stellar_ib_timeout(xp);
 	u32 max_us = min_t(u64, jiffies_to_usecs(ib) / 2, U32_MAX);
-	u32 path = xp->spray.nr_paths, rto_us;
+	const struct stellar_txp *una;
+	u32 path, rto_us;
 
 	if (!xp->x_on || !xp->srtt_us)
 		return ib;
+	una = stellar_txp(xp, xp->una_psn);
+	path = xp->rc->spray.nr_paths;
 	if (una->flags & (STELLAR_TXP_DATA | STELLAR_TXP_RDREQ))
 		path = una->path;
 	if (xp->spraying)
-		rto_us = stellar_spray_path_rto_us(&xp->spray, path,
+		rto_us = stellar_spray_path_rto_us(&xp->rc->spray, path,
 						   STELLAR_RTO_MIN_US, max_us);
 	else
 		rto_us = clamp_t(u32, xp->srtt_us + 4 * xp->rttvar_us,
@@ -270,7 +272,7 @@ static void stellar_comp_forget_sacks(struct stellar_qp_xport *xp)
 	u32 i;
 
 	for (i = 0; i < STELLAR_TX_WINDOW; i++)
-		xp->txp[i].flags &= ~STELLAR_TXP_SACKED;
+		xp->rc->txp[i].flags &= ~STELLAR_TXP_SACKED;
 	xp->sack_high = xp->una_psn;
 }
 
@@ -304,10 +306,10 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 		xp->cwnd = STELLAR_CWND_MIN;
 		if (xp->backoff < STELLAR_BACKOFF_MAX)
 			xp->backoff++;
-		if (xp->x_offer && !xp->x_on && xp->spray.nr_paths > 1)
-			xp->offer_sport = stellar_spray_sport(&xp->spray,
+		if (xp->x_offer && !xp->x_on && xp->rc->spray.nr_paths > 1)
+			xp->offer_sport = stellar_spray_sport(&xp->rc->spray,
 				(xp->cfg.retry_cnt - xp->retry_left) %
-				xp->spray.nr_paths);
+				xp->rc->spray.nr_paths);
 	} else {
 		xp->cwnd = max_t(u32, xp->cwnd / 2, STELLAR_CWND_MIN);
 	}
@@ -354,13 +356,13 @@ static void stellar_comp_path_loss(struct stellar_qp_xport *xp, u32 path)
 {
 	bool was_failed;
 
-	if (!xp->spraying || path >= xp->spray.nr_paths)
+	if (!xp->spraying || path >= xp->rc->spray.nr_paths)
 		return;
-	was_failed = xp->spray.path[path].state == STELLAR_PATH_FAILED;
-	stellar_spray_lost(&xp->spray, path, stellar_now_us());
+	was_failed = xp->rc->spray.path[path].state == STELLAR_PATH_FAILED;
+	stellar_spray_lost(&xp->rc->spray, path, stellar_now_us());
 	if (!was_failed &&
-	    xp->spray.path[path].state == STELLAR_PATH_FAILED &&
-	    stellar_spray_count_state(&xp->spray, STELLAR_PATH_ACTIVE))
+	    xp->rc->spray.path[path].state == STELLAR_PATH_FAILED &&
+	    stellar_spray_count_state(&xp->rc->spray, STELLAR_PATH_ACTIVE))
 		stellar_comp_evacuate(xp, path);
 }
 
@@ -392,7 +394,7 @@ static bool stellar_comp_una_overdue(struct stellar_qp_xport *xp)
 	if (!xp->spraying)
 		return true;
 	return now >= t->sent_us &&
-	       now - t->sent_us >= stellar_spray_path_rto_us(&xp->spray, t->path,
+	       now - t->sent_us >= stellar_spray_path_rto_us(&xp->rc->spray, t->path,
 							     STELLAR_RTO_MIN_US,
 							     U32_MAX);
 }
@@ -566,7 +568,7 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 		xp->rack_xmit_us = t->sent_us;
 	/* An ECN echo counts only where an RTT does: one known copy. */
 	if (xp->spraying)
-		stellar_spray_acked(&xp->spray, t->path, rtt_us,
+		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us,
 				    rtt_us && xp->ack_ecn, now);
 	return true;
 }
@@ -633,7 +635,7 @@ static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
 	u64 reo_us = max_t(u32, xp->min_rtt_us / 4, STELLAR_REO_MIN_US);
 
 	if (xp->spraying)
-		reo_us += stellar_spray_rtt_spread_us(&xp->spray);
+		reo_us += stellar_spray_rtt_spread_us(&xp->rc->spray);
 	return reo_us << xp->reo_shift;
 }
 
@@ -1054,7 +1056,7 @@ static void stellar_comp_rd_answered(struct stellar_qp_xport *xp, u32 psn)
 		stellar_comp_rtt(xp, rtt_us, now);
 	}
 	if (xp->spraying)
-		stellar_spray_acked(&xp->spray, t->path, rtt_us, false, now);
+		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us, false, now);
 }
 
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,

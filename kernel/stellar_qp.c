@@ -376,6 +376,11 @@ static int stellar_modify_qp_locked(struct stellar_qp *qp,
 	ret = stellar_check_qp_attr(qp, attr, mask);
 	if (ret)
 		return ret;
+	if (mask & IB_QP_STATE) {
+		ret = stellar_xport_prepare(qp, attr->qp_state);
+		if (ret)
+			return ret;
+	}
 	if (mask & IB_QP_AV) {
 		ret = stellar_av_from_ah_attr(&attr->ah_attr, &av);
 		if (ret)

@@ -81,7 +81,6 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->rmsn_next = 0;
 	xp->rd_valid = false;
 	xp->rd_ooo = 0;
-	memset(xp->txp, 0, sizeof(xp->txp));
 	xp->rack_xmit_us = 0;
 	xp->sack_high = xp->sq_psn;
 	xp->srtt_us = 0;
@@ -91,8 +90,13 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->timer_base = jiffies;
 	xp->spraying = false;
 	xp->reo_shift = 0;
-	stellar_spray_dev_retire(xp->sdev, &xp->spray);
-	stellar_spray_init(&xp->spray, stellar_qp_spray_paths(qp),
+	xp->gsi_paths = qp->ibqp.qp_type == IB_QPT_GSI ?
+			stellar_qp_spray_paths(qp) : 1;
+	if (!xp->rc)
+		return;
+	memset(xp->rc->txp, 0, sizeof(xp->rc->txp));
+	stellar_spray_dev_retire(xp->sdev, &xp->rc->spray);
+	stellar_spray_init(&xp->rc->spray, stellar_qp_spray_paths(qp),
 			   xp->cfg.sport, qp->ibqp.qp_num);
 }
 
@@ -267,15 +271,16 @@ static void stellar_req_place(struct stellar_qp_xport *xp,
 			      struct stellar_txp *t, u32 psn, u32 len,
 			      bool resent)
 {
+	struct stellar_spray *spray = &xp->rc->spray;
 	u64 now = stellar_now_us();
 	u32 path = 0;
 
-	xp->spraying = xp->spray.nr_paths > 1;
+	xp->spraying = spray->nr_paths > 1;
 	if (xp->spraying) {
 		path = resent ?
-		       stellar_spray_pick_retx(&xp->spray, psn, t->path, now) :
-		       stellar_spray_pick(&xp->spray, psn, now);
-		stellar_spray_sent(&xp->spray, path, len,
+		       stellar_spray_pick_retx(spray, psn, t->path, now) :
+		       stellar_spray_pick(spray, psn, now);
+		stellar_spray_sent(spray, path, len,
 				   stellar_psn_before(psn, xp->psn_high));
 	}
 	t->sent_us = now;
@@ -285,7 +290,7 @@ static void stellar_req_place(struct stellar_qp_xport *xp,
 /* The UDP source port of a packet that took path @path. */
 static u16 stellar_req_path_sport(const struct stellar_qp_xport *xp, u32 path)
 {
-	return xp->spraying ? stellar_spray_sport(&xp->spray, path) :
+	return xp->spraying ? stellar_spray_sport(&xp->rc->spray, path) :
 			      xp->cfg.sport;
 }
 
@@ -371,8 +376,8 @@ static int stellar_req_ud_dest(struct stellar_qp_xport *xp,
 	*sport = rdma_get_udp_sport(av->flow_label, qp->ibqp.qp_num,
 				    hdr->dest_qpn);
 	if (stellar_gsi_rotates(xp))
-		*sport = stellar_spray_sport(&xp->spray,
-					     xp->sq_psn % xp->spray.nr_paths);
+		*sport = stellar_spray_path_port(xp->cfg.sport,
+						 xp->sq_psn % xp->gsi_paths);
 	return 0;
 }
 

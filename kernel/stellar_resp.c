@@ -219,7 +219,8 @@ static void stellar_resp_owed_nak(struct stellar_qp_xport *xp)
 /* Forget every READ and atomic request, answered or not. */
 static void stellar_resp_forget_res(struct stellar_qp_xport *xp)
 {
-	memset(xp->res, 0, sizeof(xp->res));
+	if (xp->rc)
+		memset(xp->rc->res, 0, sizeof(xp->rc->res));
 	xp->res_next = 0;
 	xp->res_send = 0;
 	xp->res_pending = 0;
@@ -500,7 +501,7 @@ static u32 stellar_read_npkts(struct stellar_qp_xport *xp, u32 len)
 static struct stellar_resp_res *stellar_res_slot(struct stellar_qp_xport *xp,
 						 u32 index)
 {
-	return &xp->res[index % STELLAR_MAX_RD_ATOM];
+	return &xp->rc->res[index % STELLAR_MAX_RD_ATOM];
 }
 
 static bool stellar_res_pending(const struct stellar_resp_res *res)

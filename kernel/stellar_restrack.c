@@ -40,10 +40,8 @@ bool stellar_may_see_qp_detail(struct stellar_dev *sdev)
 static int stellar_res_qp_public(struct sk_buff *msg, struct stellar_qp *qp)
 {
 	struct stellar_qp_xport *xp = qp->xport;
-	u32 paths = 1;
+	u32 paths = stellar_xport_spray_paths(xp);
 
-	if (READ_ONCE(xp->spraying))
-		paths = stellar_peek(xp->spray.nr_paths);
 	if (rdma_nl_put_driver_string(msg, "state",
 				      stellar_qp_state_name(READ_ONCE(qp->attr.qp_state))) ||
 	    rdma_nl_put_driver_u32(msg, "spray_paths", paths) ||

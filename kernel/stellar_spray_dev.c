@@ -175,19 +175,21 @@ static void spray_sum_path(struct stellar_spray_path_sum *sum,
 	sum->ecn_marks += stellar_peek(p->ecn_marks);
 }
 
-/* Paths of a QP's spray state, 0 if it has none (UD, never connected). */
-static u32 spray_qp_paths(struct stellar_qp *qp)
+/* A QP's spray state, NULL if it has none (UD, never connected). */
+static const struct stellar_spray *spray_of_qp(struct stellar_qp *qp)
 {
+	const struct stellar_xport_rc *rc;
+
 	if (!qp->xport || stellar_qp_is_ud(qp))
-		return 0;
-	return min_t(u32, READ_ONCE(qp->xport->spray.nr_paths),
-		     STELLAR_SPRAY_MAX_PATHS);
+		return NULL;
+	/* Pairs with the release in stellar_xport_prepare(). */
+	rc = smp_load_acquire(&qp->xport->rc);
+	return rc ? &rc->spray : NULL;
 }
 
 static void spray_sum_qp(struct stellar_spray_snapshot *snap,
-			 struct stellar_qp_xport *xp)
+			 const struct stellar_spray *s)
 {
-	const struct stellar_spray *s = &xp->spray;
 	u32 i, n;
 
 	n = min_t(u32, stellar_peek(s->nr_paths),
@@ -224,6 +226,7 @@ static void spray_add_retired(struct stellar_spray_snapshot *snap,
 static void spray_collect_once(struct stellar_dev *sdev,
 			       struct stellar_spray_snapshot *snap)
 {
+	const struct stellar_spray *spray;
 	struct stellar_qp *qp;
 	unsigned long index;
 
@@ -232,8 +235,9 @@ static void spray_collect_once(struct stellar_dev *sdev,
 		qp = stellar_qp_get(sdev, index);
 		if (!qp)
 			continue;
-		if (spray_qp_paths(qp))
-			spray_sum_qp(snap, qp->xport);
+		spray = spray_of_qp(qp);
+		if (spray)
+			spray_sum_qp(snap, spray);
 		stellar_qp_put(qp);
 	}
 	spray_add_retired(snap, &sdev->spray);
@@ -350,15 +354,17 @@ static void spray_show_ooo(struct seq_file *m,
 	seq_printf(m, " max:%u\n", snap->ooo_max);
 }
 
-static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp)
+static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp,
+			  const struct stellar_spray *s)
 {
-	const struct stellar_spray *s = &qp->xport->spray;
 	struct stellar_spray_path_sum sum = {};
 	u32 i, n;
 
 	/* Read without the req_mutex, as spray_sum_path() says. */
 	n = min_t(u32, stellar_peek(s->nr_paths),
 		  STELLAR_SPRAY_MAX_PATHS);
+	if (!n)
+		return;
 	for (i = 0; i < n; i++)
 		spray_sum_path(&sum, &s->path[i]);
 	seq_printf(m, "  qp %u: paths %u active %u failed %u probing %u sports",
@@ -371,6 +377,7 @@ static void spray_show_qp(struct seq_file *m, struct stellar_qp *qp)
 
 static void spray_show_qps(struct seq_file *m, struct stellar_dev *sdev)
 {
+	const struct stellar_spray *spray;
 	struct stellar_qp *qp;
 	unsigned long index;
 
@@ -378,8 +385,9 @@ static void spray_show_qps(struct seq_file *m, struct stellar_dev *sdev)
 		qp = stellar_qp_get(sdev, index);
 		if (!qp)
 			continue;
-		if (spray_qp_paths(qp))
-			spray_show_qp(m, qp);
+		spray = spray_of_qp(qp);
+		if (spray)
+			spray_show_qp(m, qp, spray);
 		stellar_qp_put(qp);
 	}
 }

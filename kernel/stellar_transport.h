@@ -26,6 +26,9 @@ void stellar_xport_exit(void);
 int stellar_xport_create(struct stellar_qp *qp);
 void stellar_xport_destroy(struct stellar_qp *qp);
 
+/* modify_qp, before any attribute changes: allocate what @new_state needs. */
+int stellar_xport_prepare(struct stellar_qp *qp, enum ib_qp_state new_state);
+
 /*
  * Called by modify_qp with qp->state_lock held after qp->attr was updated
  * to the new attributes (@mask as given by the consumer).  Moving to ERR

@@ -110,6 +110,36 @@ int stellar_xport_create(struct stellar_qp *qp)
 	return 0;
 }
 
+/**
+ * stellar_xport_prepare() - allocate what a QP's next state needs
+ * @qp: the QP, its state_lock held
+ * @new_state: the state it is about to enter
+ *
+ * A connected QP gets its RC arrays (struct stellar_xport_rc) on its first
+ * move to RTR, before the receive filter lets a request in; it keeps them
+ * until it is destroyed, so that nothing that found them set sees them go.
+ *
+ * Return: 0, or -ENOMEM (the QP stays as it was).
+ */
+int stellar_xport_prepare(struct stellar_qp *qp, enum ib_qp_state new_state)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+	struct stellar_xport_rc *rc;
+
+	if (new_state != IB_QPS_RTR || stellar_qp_is_ud(qp) || xp->rc)
+		return 0;
+	rc = kvzalloc(sizeof(*rc), STELLAR_GFP_USER);
+	if (!rc)
+		return -ENOMEM;
+	mutex_lock(&xp->req_mutex);
+	mutex_lock(&xp->resp_mutex);
+	/* Pairs with the acquire of lockless readers (statistics). */
+	smp_store_release(&xp->rc, rc);
+	mutex_unlock(&xp->resp_mutex);
+	mutex_unlock(&xp->req_mutex);
+	return 0;
+}
+
 static void stellar_xport_stop(struct stellar_qp_xport *xp)
 {
 	set_bit(STELLAR_XP_DYING, &xp->flags);
@@ -139,10 +169,12 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 	if (!xp)
 		return;
 	stellar_xport_stop(xp);
-	stellar_spray_dev_retire(xp->sdev, &xp->spray);
+	if (xp->rc)
+		stellar_spray_dev_retire(xp->sdev, &xp->rc->spray);
 	stellar_xport_rx_purge(xp);
 	stellar_resp_purge(xp);
 	xa_destroy(&xp->ooo);
+	kvfree(xp->rc);
 	kvfree(xp->sq_copy);
 	kvfree(xp->swqe);
 	kvfree(xp);
@@ -470,7 +502,7 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
 		   READ_ONCE(xp->peer_x));
 	seq_printf(m, "srtt_us: %u\nrttvar_us: %u\nspray_paths: %u\n",
 		   READ_ONCE(xp->srtt_us), READ_ONCE(xp->rttvar_us),
-		   READ_ONCE(xp->spraying) ? READ_ONCE(xp->spray.nr_paths) : 1);
+		   stellar_xport_spray_paths(xp));
 	for (i = 0; i < __STELLAR_XS_MAX; i++)
 		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
 			   (u64)atomic64_read(&xp->stats[i]));

@@ -325,6 +325,23 @@ struct stellar_rx_filter {
 };
 
 /**
+ * struct stellar_xport_rc - the large per-QP arrays only connected QPs use
+ * @txp: extended mode: per-packet state, by PSN % STELLAR_TX_WINDOW
+ * @spray: path choice of the requester (one path unless negotiated)
+ * @res: READ/atomic requests of the peer by free-running index (modulo
+ *	STELLAR_MAX_RD_ATOM), kept after they are answered for duplicates
+ *
+ * About 21 KiB: datagram QPs never carry it, and a connected QP gets it
+ * on its first move to RTR (stellar_xport_prepare()), so that QPs created
+ * ahead of use or never connected stay small.
+ */
+struct stellar_xport_rc {
+	struct stellar_txp txp[STELLAR_TX_WINDOW];
+	struct stellar_spray spray;
+	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
+};
+
+/**
  * struct stellar_qp_xport - transport state of a QP
  * @qp: the QP
  * @sdev: its device
@@ -362,7 +379,6 @@ struct stellar_rx_filter {
  * @rd_index: ring index of the WQE @rd_win belongs to
  * @rd_valid: @rd_win is in use
  * @rd_ooo: READ responses placed beyond a gap since the last progress
- * @txp: extended mode: per-packet state, by PSN % STELLAR_TX_WINDOW
  * @rack_xmit_us: send time of the latest-sent packet known delivered
  * @sack_high: PSN after the highest one selectively acknowledged
  * @ack_newest: of the ACK being processed, the newest PSN the peer
@@ -374,10 +390,12 @@ struct stellar_rx_filter {
  * @min_rtt_at_us: when @min_rtt_us was taken
  * @timer_base: jiffies of the last progress or real retry; a retry is
  *	counted only a full local ACK timeout after it
- * @spraying: packets are spread over @spray's paths
+ * @spraying: packets are spread over the paths of rc->spray
  * @reo_shift: the reordering window is doubled this often (0..4), once
  *	per spurious retransmission seen
- * @spray: path choice of the requester (one path unless negotiated)
+ * @gsi_paths: GSI QP: the spray paths its MADs rotate over (1: none)
+ * @rc: connected QPs only, from their first move to RTR on (NULL
+ *	before and for datagram QPs); never freed before the QP
  * @sq_copy: the kernel's own copy of each started send WQE, by send
  *	queue slot (qp->sq.num_entries entries of qp->sq.entry_size bytes):
  *	taken from the ring once, when the requester first reaches the
@@ -408,8 +426,6 @@ struct stellar_rx_filter {
  *	@alt_sport too
  * @msg: the message being received
  * @resp_work: sends the responses of READ and atomic requests
- * @res: READ/atomic requests of the peer by free-running index (modulo
- *	STELLAR_MAX_RD_ATOM), kept after they are answered for duplicates
  * @res_next: index of the next request
  * @res_send: index of the oldest request that may have responses to send
  * @res_pending: requests with responses to send, at most
@@ -453,7 +469,6 @@ struct stellar_qp_xport {
 	u32 rd_index;
 	bool rd_valid;
 	u16 rd_ooo;
-	struct stellar_txp txp[STELLAR_TX_WINDOW];
 	u64 rack_xmit_us;
 	u32 sack_high;
 	u32 ack_newest;
@@ -465,7 +480,8 @@ struct stellar_qp_xport {
 	unsigned long timer_base;
 	bool spraying;
 	u8 reo_shift;
-	struct stellar_spray spray;
+	u8 gsi_paths;
+	struct stellar_xport_rc *rc;
 	u8 *sq_copy;
 	const struct stellar_sq_wqe *wqe;
 
@@ -490,7 +506,6 @@ struct stellar_qp_xport {
 	bool ack_twice;
 	struct stellar_resp_msg msg;
 	struct work_struct resp_work;
-	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
 	u32 res_next;
 	u32 res_send;
 	u32 res_pending;
@@ -563,6 +578,20 @@ static inline void stellar_xstat(struct stellar_qp_xport *xp,
 		stellar_count(xp->sdev, detail, n);
 }
 
+/*
+ * Paths a QP spreads its packets over, for statistics read without its
+ * lock: rc, once set, stays until the QP goes.
+ */
+static inline u32 stellar_xport_spray_paths(const struct stellar_qp_xport *xp)
+{
+	/* Pairs with the release in stellar_xport_prepare(). */
+	const struct stellar_xport_rc *rc = smp_load_acquire(&xp->rc);
+
+	if (!rc || !READ_ONCE(xp->spraying))
+		return 1;
+	return stellar_peek(rc->spray.nr_paths);
+}
+
 /* Free-running ring index @a comes before @b. */
 static inline bool stellar_index_before(u32 a, u32 b)
 {
@@ -614,9 +643,11 @@ static inline bool stellar_skb_from_gid(const struct sk_buff *skb,
  * The GSI QP's MADs take the spray paths' ports in turn (and may route over
  * any link) when it has several paths: a MAD sent again takes another path.
  */
+static_assert(STELLAR_SPRAY_MAX_PATHS <= U8_MAX);	/* gsi_paths */
+
 static inline bool stellar_gsi_rotates(const struct stellar_qp_xport *xp)
 {
-	return xp->qp->ibqp.qp_type == IB_QPT_GSI && xp->spray.nr_paths > 1;
+	return xp->qp->ibqp.qp_type == IB_QPT_GSI && xp->gsi_paths > 1;
 }
 
 /* stellar_xport.c (init/exit/show: see stellar_transport.h) */
@@ -648,7 +679,7 @@ static inline u64 stellar_now_us(void)
 static inline struct stellar_txp *stellar_txp(struct stellar_qp_xport *xp,
 					      u32 psn)
 {
-	return &xp->txp[psn % STELLAR_TX_WINDOW];
+	return &xp->rc->txp[psn % STELLAR_TX_WINDOW];
 }
 
 /* stellar_comp.c */

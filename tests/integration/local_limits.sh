@@ -11,7 +11,8 @@
 # kernel itself holds), with ENOMEM.  The ring memory of the user's CQs is
 # charged to its memory cgroup: a flood of large CQs in a cgroup with
 # memory.max = 64 MiB fails with ENOMEM near that bound instead of eating
-# the host's memory.  One VM, large enough for max_qp QPs.
+# the host's memory.  RC QPs that never connected are charged no RC
+# transport arrays.  One VM, large enough for max_qp QPs.
 # stellar-test: vms=1 timeout=1200 mem=3072
 
 # shellcheck source=tests/vm/lib.sh
@@ -22,6 +23,7 @@ USER_ID=4242
 UNPRIV="setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups --inh-caps=-all --bounding-set=-all"
 CG=/sys/fs/cgroup/stellar_flood
 RINGS_CG=/sys/fs/cgroup/stellar_rings
+QPS_CG=/sys/fs/cgroup/stellar_qps
 
 stellar_load
 veth_pair veth0 veth0p 10.50.0.1/24
@@ -37,7 +39,7 @@ sysctl -q vm.max_map_count=1000000
 
 mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p "$CG" "$RINGS_CG"
+mkdir -p "$CG" "$RINGS_CG" "$QPS_CG"
 
 # flood KIND COUNT [ENTRIES]: run the helper as the user in cgroup $CG,
 # with a 64 KiB RLIMIT_MEMLOCK; output in $STELLAR_OUT/flood_KIND.log.
@@ -78,6 +80,20 @@ for kind in pd cq qp mr ah srq mcast_grp mcast_qp mcast_total; do
 done
 wait_for 60 sh -c '[ -z "$(rdma resource show qp | grep -v "comm \[")" ]'
 
+# An RC QP never connected has a 4 KiB send ring and small bookkeeping;
+# the RC arrays (about 21 KiB) come with its first move to RTR.  With the
+# process's own share (its mappings of the rings) a QP charges about
+# 12 KiB; with the arrays it charged over 40 KiB (a 23 KiB kmalloc takes
+# 32 KiB).
+log "a QP that never connected is charged no RC transport arrays"
+CG=$QPS_CG
+flood qp 8192
+assert_eq "$(field created qp)" 8192 "QPs created in $CG"
+peak=$(cat "$CG/memory.peak")
+log "8192 RC QPs in RESET: memory.peak $peak, $((peak / 8192)) bytes per QP"
+[ "$peak" -lt $((8192 * 20480)) ] ||
+	fail "8192 unconnected QPs charged $peak bytes, 20 KiB or more each"
+
 log "ring memory is charged to the user's memory cgroup"
 CG=$RINGS_CG
 echo $((64 << 20)) >"$CG/memory.max"
@@ -97,6 +113,6 @@ grep -q '^max [1-9]' "$CG/memory.events" ||
 grep -q '^oom_kill 0' "$CG/memory.events" ||
 	fail "the flood was OOM-killed: $(cat "$CG/memory.events")"
 
-rmdir /sys/fs/cgroup/stellar_flood "$RINGS_CG"
+rmdir /sys/fs/cgroup/stellar_flood "$RINGS_CG" "$QPS_CG"
 rdma link del stellar0
 stellar_unload
