@@ -1037,6 +1037,35 @@ static double now_us(void)
  * never a WRITE lost into them.  Operations that overlap the switch may
  * fail with an access error.
  */
+#define REUSE_TRIES	16
+
+/*
+ * Register @buf so that the MR takes the key index of @key0 (the key byte
+ * is random; the table slot is what must be reused).  The device gives
+ * the lowest free index: a lower one freed meanwhile (a release the
+ * kernel finished late) is taken by a filler MR, kept until the wanted
+ * index comes up.
+ */
+static struct ibv_mr *reg_same_index(struct ctx *c, void *buf, size_t len,
+				     uint32_t key0)
+{
+	struct ibv_mr *filler[REUSE_TRIES], *mr;
+	int n = 0, i;
+
+	for (;;) {
+		mr = reg(c, buf, len);
+		if (mr->rkey >> 8 == key0 >> 8)
+			break;
+		CHECK(n < REUSE_TRIES && mr->rkey >> 8 < key0 >> 8,
+		      "the new MR got key %#x, index not that of %#x: the "
+		      "test needs the key index reused", mr->rkey, key0);
+		filler[n++] = mr;
+	}
+	for (i = 0; i < n; i++)
+		CHECK(!ibv_dereg_mr(filler[i]), "dereg filler");
+	return mr;
+}
+
 static void case_rereg_race(struct ctx *c)
 {
 	struct race r = { .c = c };
@@ -1064,11 +1093,7 @@ static void case_rereg_race(struct ctx *c)
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
 		      r.buf, "mmap MAP_FIXED");
 		memset(r.buf, race_pattern(2 * round), RACE_LEN / 2);
-		mr = reg(c, r.buf, RACE_LEN);
-		/* The key byte is random; the MR table slot must be reused. */
-		CHECK(mr->rkey >> 8 == key0 >> 8, "the new MR got key %#x, "
-		      "index not that of %#x: the test needs the key index "
-		      "reused", mr->rkey, key0);
+		mr = reg_same_index(c, r.buf, RACE_LEN, key0);
 		atomic_store(&r.rkey, mr->rkey);
 		atomic_store(&r.gen, 2 * round);
 	}
