@@ -106,10 +106,17 @@ assert_fails() {
 	log "failed as expected ($rc): $* -> $(echo "$ASSERT_OUTPUT" | head -n 1)"
 }
 
-# Poll CMD... every 0.2 s until it succeeds; fail after SECONDS.
-wait_for() {
-	local seconds=$1 deadline
+# scaled SECONDS: a time bound of the test, stretched for a slower kernel
+# (STELLAR_TIMEOUT_SCALE).
+scaled() {
+	echo $(($1 * ${STELLAR_TIMEOUT_SCALE:-1}))
+}
 
+# Poll CMD... every 0.2 s until it succeeds; fail after SECONDS (scaled).
+wait_for() {
+	local seconds deadline
+
+	seconds=$(scaled "$1")
 	shift
 	deadline=$(($(date +%s) + seconds))
 	until "$@" >/dev/null 2>&1; do
@@ -391,10 +398,11 @@ tcp_listening() {
 
 # client_server NAME PORT SECONDS -- CMD...: run CMD as the server on VM a
 # (it must listen on TCP PORT) and as "CMD PEER_IP" on VM b; both must
-# exit 0 within SECONDS.  Output goes to $STELLAR_OUT/NAME.log.
+# exit 0 within SECONDS (scaled).  Output goes to $STELLAR_OUT/NAME.log.
 client_server() {
-	local name=$1 port=$2 seconds=$3 log pid rc=0
+	local name=$1 port=$2 seconds log pid rc=0
 
+	seconds=$(scaled "$3")
 	shift 4
 	log=$STELLAR_OUT/$name.log
 	if [ "$STELLAR_ROLE" = a ]; then
@@ -462,11 +470,13 @@ _pair_serve() {
 # device names, GID indexes and $(peer_ip) may differ per VM.  Both
 # commands must exit 0 within SECONDS.  Output goes to
 # $STELLAR_OUT/NAME.log; PAIR_ROLE is set to "server" or "client" and
-# PAIR_LOG to that log.
+# PAIR_LOG to that log.  SECONDS is scaled.
 pair_run() {
-	local name=$1 server_role=$2 ready=$3 seconds=$4 rc tag try
+	local name=$1 server_role=$2 ready=$3 seconds rc tag try
 	local -n _pair_srv=$5 _pair_cli=$6
 	local cmd
+
+	seconds=$(scaled "$4")
 
 	PAIR_LOG=$STELLAR_OUT/$name.log
 	for try in 1 2; do
