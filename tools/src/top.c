@@ -97,7 +97,9 @@ static double rate(uint64_t a, uint64_t b, double secs)
 static void fmt_rate(char *buf, size_t len, bool have, double value,
 		     double scale)
 {
-	if (have)
+	if (have && scale == 1)
+		snprintf(buf, len, "%.0f", value);
+	else if (have)
 		snprintf(buf, len, "%.1f", value / scale);
 	else
 		snprintf(buf, len, "-");
