@@ -208,6 +208,10 @@ static void render_paths(FILE *fp, const struct stellar_top_dev *p,
 
 	if (!d->has_spray || !d->spray.nr_paths)
 		return;
+	if (d->spray.spray_paths <= 1 && d->spray.nr_paths <= 1) {
+		fprintf(fp, "\nPATHS %s: one path (spray_paths 1)\n", d->name);
+		return;
+	}
 	for (i = 0; i < d->spray.nr_paths; i++)
 		total += path_bytes(&d->spray.path[i],
 				    find_path(p, d->spray.path[i].index));

@@ -199,6 +199,7 @@ static void fill_dev(struct stellar_top_dev *d, uint64_t mb, bool qps_ok)
 	d->lat.seg[STELLAR_LAT_SEG_NETWORK].bucket[4] = 10 * mb;
 	d->has_spray = true;
 	d->spray.nr_paths = 2;
+	d->spray.spray_paths = 2;
 	d->spray.qps = 1;
 	d->spray.path[0].index = 0;
 	d->spray.path[0].qps = d->spray.path[0].active = 1;
@@ -252,7 +253,18 @@ static void test_top_render(void **state)
 	stellar_top_render(fp, &f[0], &f[1], 2, "12:00:02");
 	fclose(fp);
 	assert_non_null(strstr(text, "QPS stellar0: per-QP figures need CAP_NET_ADMIN\n"));
+	assert_non_null(strstr(text, "PATHS stellar0: 2 spraying QPs") ||
+			strstr(text, "PATHS stellar0: 1 spraying QPs"));
 	assert_null(strstr(text, " RC "));
+	free(text);
+	text = NULL;
+	f[1].devs[0].spray.spray_paths = 1;
+	f[1].devs[0].spray.nr_paths = 1;
+	fp = open_memstream(&text, &len);
+	stellar_top_render(fp, &f[0], &f[1], 3, "12:00:04");
+	fclose(fp);
+	assert_non_null(strstr(text, "PATHS stellar0: one path (spray_paths 1)\n"));
+	assert_null(strstr(text, "SHARE"));
 	free(text);
 	text = NULL;
 	f[1].nr_devs = 0;
