@@ -38,13 +38,13 @@ static bool stellar_lat_enabled(void)
 
 struct stellar_lat_dev *stellar_lat_dev_alloc(void)
 {
-	struct stellar_lat_dev *ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+	struct stellar_lat_dev *ld = kvzalloc(sizeof(*ld), GFP_KERNEL);
 
 	if (!ld)
 		return NULL;
 	ld->pcpu = alloc_percpu(struct stellar_lat_pcpu);
 	if (!ld->pcpu) {
-		kfree(ld);
+		kvfree(ld);
 		return NULL;
 	}
 	return ld;
@@ -55,7 +55,7 @@ void stellar_lat_dev_free(struct stellar_lat_dev *ld)
 	if (!ld)
 		return;
 	free_percpu(ld->pcpu);
-	kfree(ld);
+	kvfree(ld);
 }
 
 /**
@@ -285,17 +285,23 @@ void stellar_lat_rx_done(struct stellar_qp_xport *xp, u64 arrived_ns)
  * @rtt_us: the sample
  * @now_us: when it was taken
  *
- * An RTT more than latency_burst_us above the path's minimum is a
- * microburst of path @path of the device.
+ * The sample goes into path @path's RTT histogram of the device; one more
+ * than latency_burst_us above the path's minimum is a microburst there.
  */
 void stellar_lat_path_rtt(struct stellar_qp_xport *xp, u32 path, u32 rtt_us,
 			  u64 now_us)
 {
+	struct stellar_lat_path *p;
 	struct stellar_lat_burst *b;
+	u64 rtt_ns = (u64)rtt_us * NSEC_PER_USEC;
 	u32 excess, max;
 
-	if (!stellar_lat_enabled() || path >= STELLAR_SPRAY_MAX_PATHS)
+	if (!stellar_lat_enabled() || path >= STELLAR_SPRAY_MAX_PATHS ||
+	    !rtt_us)
 		return;
+	p = &xp->sdev->lat->path[path];
+	atomic64_inc(&p->bucket[stellar_lat_bucket(rtt_ns)]);
+	atomic64_add(rtt_ns, &p->sum_ns);
 	excess = stellar_spray_queue_delay_us(&xp->spray, path, rtt_us, now_us);
 	if (excess <= READ_ONCE(stellar_lat_burst_us))
 		return;
@@ -359,14 +365,20 @@ static int stellar_lat_put_buckets(struct sk_buff *skb,
 	return 0;
 }
 
-static int stellar_lat_put_seg(struct sk_buff *skb, u32 seg,
-			       const struct stellar_lat_hist *h)
+/*
+ * One histogram: a STELLAR_ATTR_LAT_SEGMENT nest of segment @id, or a
+ * STELLAR_ATTR_LAT_PATH nest of path @id.
+ */
+static int stellar_lat_put_hist(struct sk_buff *skb, int type, u32 id,
+				const struct stellar_lat_hist *h)
 {
-	struct nlattr *nest = nla_nest_start(skb, STELLAR_ATTR_LAT_SEGMENT);
+	struct nlattr *nest = nla_nest_start(skb, type);
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, STELLAR_LAT_ATTR_SEGMENT_ID, seg) ||
+	if (nla_put_u32(skb, type == STELLAR_ATTR_LAT_PATH ?
+			STELLAR_LAT_ATTR_PATH : STELLAR_LAT_ATTR_SEGMENT_ID,
+			id) ||
 	    nla_put_u64_64bit(skb, STELLAR_LAT_ATTR_COUNT,
 			      stellar_lat_count(h->bucket, STELLAR_LAT_BUCKETS),
 			      STELLAR_LAT_ATTR_PAD) ||
@@ -375,6 +387,26 @@ static int stellar_lat_put_seg(struct sk_buff *skb, u32 seg,
 	    stellar_lat_put_buckets(skb, h))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int stellar_lat_put_paths(struct sk_buff *skb,
+				 struct stellar_lat_dev *ld,
+				 struct stellar_lat_hist *h)
+{
+	int path, b;
+
+	for (path = 0; path < STELLAR_SPRAY_MAX_PATHS; path++) {
+		const struct stellar_lat_path *p = &ld->path[path];
+
+		for (b = 0; b < STELLAR_LAT_BUCKETS; b++)
+			h->bucket[b] = atomic64_read(&p->bucket[b]);
+		h->sum_ns = atomic64_read(&p->sum_ns);
+		if (!stellar_lat_count(h->bucket, STELLAR_LAT_BUCKETS))
+			continue;
+		if (stellar_lat_put_hist(skb, STELLAR_ATTR_LAT_PATH, path, h))
+			return -EMSGSIZE;
+	}
 	return 0;
 }
 
@@ -411,7 +443,7 @@ static int stellar_lat_put_bursts(struct sk_buff *skb,
  * @skb: the reply
  * @sdev: the device
  * @qp: a QP of @sdev (the caller checked who may see it), or NULL for the
- *	device's figures and microbursts
+ *	device's figures, microbursts and per-path RTT histograms
  *
  * Return: 0 or -EMSGSIZE.
  */
@@ -436,9 +468,13 @@ int stellar_lat_fill(struct sk_buff *skb, struct stellar_dev *sdev,
 	    (qp && nla_put_u32(skb, STELLAR_ATTR_QPN, qp->ibqp.qp_num)))
 		goto out;
 	for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++)
-		if (stellar_lat_put_seg(skb, seg, &h[seg]))
+		if (stellar_lat_put_hist(skb, STELLAR_ATTR_LAT_SEGMENT, seg,
+					 &h[seg]))
 			goto out;
-	ret = qp ? 0 : stellar_lat_put_bursts(skb, sdev->lat);
+	ret = 0;
+	if (!qp)
+		ret = stellar_lat_put_bursts(skb, sdev->lat) ?:
+		      stellar_lat_put_paths(skb, sdev->lat, &h[0]);
 out:
 	kfree(h);
 	return ret;

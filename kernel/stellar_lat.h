@@ -83,13 +83,25 @@ struct stellar_lat_burst {
 };
 
 /**
+ * struct stellar_lat_path - RTT samples of path i of a device's QPs
+ * @bucket: samples per log2 bucket (ns, as struct stellar_lat_hist)
+ * @sum_ns: their sum
+ */
+struct stellar_lat_path {
+	atomic64_t bucket[STELLAR_LAT_BUCKETS];
+	atomic64_t sum_ns;
+};
+
+/**
  * struct stellar_lat_dev - latency telemetry of a device
  * @pcpu: histograms, per CPU
  * @burst: microbursts per spray path
+ * @path: RTT histogram per spray path
  */
 struct stellar_lat_dev {
 	struct stellar_lat_pcpu __percpu *pcpu;
 	struct stellar_lat_burst burst[STELLAR_SPRAY_MAX_PATHS];
+	struct stellar_lat_path path[STELLAR_SPRAY_MAX_PATHS];
 };
 
 /* Device and QP lifetime. */
@@ -116,6 +128,6 @@ int stellar_lat_fill(struct sk_buff *skb, struct stellar_dev *sdev,
 		     struct stellar_qp *qp);
 
 /* Bytes a STELLAR_CMD_GET_LATENCY reply may need. */
-#define STELLAR_LAT_MSG_SIZE	16384
+#define STELLAR_LAT_MSG_SIZE	65536
 
 #endif /* STELLAR_LAT_H */

@@ -59,6 +59,7 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_LAT_SEGMENT,	/* nest of STELLAR_LAT_ATTR_*, repeated */
 	STELLAR_ATTR_LAT_BURST_US,	/* u32: microburst threshold, us */
 	STELLAR_ATTR_LAT_BURST,		/* nest of STELLAR_BURST_ATTR_*, repeated */
+	STELLAR_ATTR_LAT_PATH,		/* nest: a spray path's RTT histogram */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -248,7 +249,12 @@ enum stellar_lat_seg {
 	[STELLAR_LAT_SEG_RESPONDER] = "responder",			\
 }
 
-/* One segment's histogram, nested in STELLAR_ATTR_LAT_SEGMENT. */
+/*
+ * One segment's histogram, nested in STELLAR_ATTR_LAT_SEGMENT; or, in
+ * STELLAR_ATTR_LAT_PATH, the RTT samples of spray path i of the device's
+ * spraying QPs (with STELLAR_LAT_ATTR_PATH instead of the segment; only
+ * paths with samples are listed).
+ */
 enum stellar_lat_attr {
 	STELLAR_LAT_ATTR_UNSPEC,
 	STELLAR_LAT_ATTR_SEGMENT_ID,	/* u32: enum stellar_lat_seg */
@@ -258,6 +264,7 @@ enum stellar_lat_attr {
 					 * type = bucket + 1
 					 */
 	STELLAR_LAT_ATTR_PAD,
+	STELLAR_LAT_ATTR_PATH,		/* u32: path number (STELLAR_ATTR_LAT_PATH) */
 	__STELLAR_LAT_ATTR_MAX,
 };
 #define STELLAR_LAT_ATTR_MAX (__STELLAR_LAT_ATTR_MAX - 1)
