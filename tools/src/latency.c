@@ -47,25 +47,15 @@ static int decode_buckets(struct nlattr *nest, struct stellar_lat_seg_info *s)
 
 static struct nla_policy seg_policy[STELLAR_LAT_ATTR_MAX + 1] = {
 	[STELLAR_LAT_ATTR_SEGMENT_ID] = { .type = NLA_U32 },
+	[STELLAR_LAT_ATTR_PATH] = { .type = NLA_U32 },
 	[STELLAR_LAT_ATTR_COUNT] = { .type = NLA_U64 },
 	[STELLAR_LAT_ATTR_SUM_NS] = { .type = NLA_U64 },
 	[STELLAR_LAT_ATTR_BUCKETS] = { .type = NLA_NESTED },
 };
 
-/* One STELLAR_ATTR_LAT_SEGMENT; segments newer than the tool are skipped. */
-static int decode_seg(struct nlattr *nest, struct stellar_lat_info *info)
+/* The histogram of a nest into @s. */
+static int decode_hist(struct nlattr **tb, struct stellar_lat_seg_info *s)
 {
-	struct nlattr *tb[STELLAR_LAT_ATTR_MAX + 1];
-	struct stellar_lat_seg_info *s;
-	uint32_t id;
-
-	if (nla_parse_nested(tb, STELLAR_LAT_ATTR_MAX, nest, seg_policy) ||
-	    !tb[STELLAR_LAT_ATTR_SEGMENT_ID])
-		return -EINVAL;
-	id = nla_get_u32(tb[STELLAR_LAT_ATTR_SEGMENT_ID]);
-	if (id >= __STELLAR_LAT_SEG_MAX)
-		return 0;
-	s = &info->seg[id];
 	memset(s, 0, sizeof(*s));
 	if (tb[STELLAR_LAT_ATTR_COUNT])
 		s->count = nla_get_u64(tb[STELLAR_LAT_ATTR_COUNT]);
@@ -74,6 +64,35 @@ static int decode_seg(struct nlattr *nest, struct stellar_lat_info *info)
 	if (tb[STELLAR_LAT_ATTR_BUCKETS])
 		return decode_buckets(tb[STELLAR_LAT_ATTR_BUCKETS], s);
 	return 0;
+}
+
+/* One STELLAR_ATTR_LAT_SEGMENT; segments newer than the tool are skipped. */
+static int decode_seg(struct nlattr *nest, struct stellar_lat_info *info)
+{
+	struct nlattr *tb[STELLAR_LAT_ATTR_MAX + 1];
+	uint32_t id;
+
+	if (nla_parse_nested(tb, STELLAR_LAT_ATTR_MAX, nest, seg_policy) ||
+	    !tb[STELLAR_LAT_ATTR_SEGMENT_ID])
+		return -EINVAL;
+	id = nla_get_u32(tb[STELLAR_LAT_ATTR_SEGMENT_ID]);
+	if (id >= __STELLAR_LAT_SEG_MAX)
+		return 0;
+	return decode_hist(tb, &info->seg[id]);
+}
+
+/* One STELLAR_ATTR_LAT_PATH; paths beyond the table are dropped. */
+static int decode_path_rtt(struct nlattr *nest, struct stellar_lat_info *info)
+{
+	struct nlattr *tb[STELLAR_LAT_ATTR_MAX + 1];
+
+	if (nla_parse_nested(tb, STELLAR_LAT_ATTR_MAX, nest, seg_policy) ||
+	    !tb[STELLAR_LAT_ATTR_PATH])
+		return -EINVAL;
+	if (info->nr_paths == STELLAR_TOOL_MAX_BURST_PATHS)
+		return 0;
+	info->path_index[info->nr_paths] = nla_get_u32(tb[STELLAR_LAT_ATTR_PATH]);
+	return decode_hist(tb, &info->path_rtt[info->nr_paths++]);
 }
 
 static struct nla_policy burst_policy[STELLAR_BURST_ATTR_MAX + 1] = {
@@ -130,6 +149,8 @@ static int decode_top(struct nlattr *attr, struct stellar_lat_info *info)
 		return decode_seg(attr, info);
 	case STELLAR_ATTR_LAT_BURST:
 		return decode_burst(attr, info);
+	case STELLAR_ATTR_LAT_PATH:
+		return decode_path_rtt(attr, info);
 	default:
 		return 0;	/* newer than this tool */
 	}
@@ -241,6 +262,13 @@ static void print_json(FILE *fp, const struct stellar_lat_info *info)
 				i ? "," : "", b->path, b->count, b->last_ns,
 				b->max_us);
 		}
+		fputs("],\"path_rtt\":[", fp);
+		for (i = 0; i < info->nr_paths; i++) {
+			fprintf(fp, "%s{\"path\":%u,\"histogram\":", i ? "," : "",
+				info->path_index[i]);
+			print_seg_json(fp, &info->path_rtt[i]);
+			fputc('}', fp);
+		}
 		fputc(']', fp);
 	}
 	fputc('}', fp);
@@ -330,6 +358,21 @@ static void print_text(FILE *fp, const struct stellar_lat_info *info,
 		print_histogram(fp, i, &info->seg[i]);
 	if (info->has_qpn)
 		return;
+	if (info->nr_paths) {
+		fprintf(fp, "\nRTT per spray path:\n  %-4s %12s %10s %10s %10s\n",
+			"path", "samples", "p50", "p99", "p99.9");
+		for (i = 0; i < info->nr_paths; i++) {
+			char p[3][16];
+
+			for (k = 0; k < 3; k++)
+				stellar_format_ns(stellar_lat_seg_percentile(
+						&info->path_rtt[i], pct_ppm[k]),
+						  p[k], sizeof(p[k]));
+			fprintf(fp, "  %4u %12" PRIu64 " %10s %10s %10s\n",
+				info->path_index[i], info->path_rtt[i].count,
+				p[0], p[1], p[2]);
+		}
+	}
 	fprintf(fp, "\nmicrobursts (RTT > path minimum + %u us):", info->burst_us);
 	if (!info->nr_bursts) {
 		fputs(" none\n", fp);

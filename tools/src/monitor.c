@@ -37,7 +37,7 @@ enum {
 	F_PVDMA_MEMLOCK_ERR,
 	F_EMTT_ENTRIES, F_EMTT_HITS, F_EMTT_MISSES, F_EMTT_FILLS,
 	F_EMTT_EVICTIONS, F_EMTT_INVALIDATIONS,
-	F_PATH_SRTT, F_LATENCY, F_PATH_BURSTS, F_READ_ERRORS,
+	F_PATH_SRTT, F_LATENCY, F_PATH_RTT, F_PATH_BURSTS, F_READ_ERRORS,
 	F_NR
 };
 
@@ -131,6 +131,8 @@ const struct mon_family mon_families[F_NR] = {
 	    "Smoothed RTT of a spray path, mean over the QPs using it."),
 	FAM(F_LATENCY, "latency_seconds", MON_HISTOGRAM, MON_LATENCY, "segment",
 	    "Time of each segment of a work request: queue (doorbell to first packet), network (first packet to ACK or last response), completion (ACK to CQE), responder (request arrival to handling)."),
+	FAM(F_PATH_RTT, "path_rtt_seconds", MON_HISTOGRAM, MON_LATENCY, NULL,
+	    "RTT samples of a spray path (spraying QPs in extended mode)."),
 	FAM(F_PATH_BURSTS, "path_bursts_total", C, MON_LATENCY, NULL,
 	    "RTT samples of a spray path above its minimum by more than the latency_burst_us module parameter."),
 	FAM(F_READ_ERRORS, "monitor_read_errors", G, 0, NULL,
@@ -142,6 +144,7 @@ const unsigned int mon_family_path_srtt = F_PATH_SRTT;
 const unsigned int mon_family_read_errors = F_READ_ERRORS;
 const unsigned int mon_family_latency = F_LATENCY;
 const unsigned int mon_family_path_bursts = F_PATH_BURSTS;
+const unsigned int mon_family_path_rtt = F_PATH_RTT;
 
 #define CTR(file, fam)		{ file, fam, NULL, false }
 #define LBL(file, fam, v)	{ file, fam, v, false }
@@ -293,7 +296,8 @@ struct mon_sample *mon_add(struct mon_snapshot *snap, unsigned int family,
  * @snap: where to add
  * @family: a MON_HISTOGRAM family
  * @device: the device
- * @label_value: the family's label (e.g. the segment)
+ * @label_value: the family's label (e.g. the segment), or NULL
+ * @path: the path label, or -1
  * @order: sort key of this histogram among the family's (a multiple of
  *	   nr_buckets + 2; its samples take the keys after it)
  * @bucket: counts per bucket: bucket 0 below 2^min_shift ns, bucket k
@@ -308,7 +312,7 @@ struct mon_sample *mon_add(struct mon_snapshot *snap, unsigned int family,
  * Return: 0, or -1 when @snap is full.
  */
 int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
-		      const char *device, const char *label_value,
+		      const char *device, const char *label_value, int path,
 		      unsigned int order, const uint64_t *bucket,
 		      unsigned int nr_buckets, unsigned int min_shift,
 		      uint64_t sum_ns)
@@ -323,6 +327,7 @@ int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
 		if (!s)
 			return -1;
 		s->label_value = label_value;
+		s->path = path;
 		s->order = order + k;
 		s->suffix = "_bucket";
 		s->value = cumulative;
@@ -336,6 +341,7 @@ int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
 	if (!s)
 		return -1;
 	s->label_value = label_value;
+	s->path = path;
 	s->order = order + nr_buckets;
 	s->suffix = "_sum";
 	s->is_float = true;
@@ -344,6 +350,7 @@ int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
 	if (!s)
 		return -1;
 	s->label_value = label_value;
+	s->path = path;
 	s->order = order + nr_buckets + 1;
 	s->suffix = "_count";
 	s->value = cumulative;

@@ -53,6 +53,7 @@ extern const unsigned int mon_family_path_srtt;
 extern const unsigned int mon_family_read_errors;
 extern const unsigned int mon_family_latency;
 extern const unsigned int mon_family_path_bursts;
+extern const unsigned int mon_family_path_rtt;
 
 /* Device and port names are bounded; so is the number of samples. */
 #define MON_NAME_LEN	64
@@ -91,7 +92,7 @@ int mon_collect(struct mon_snapshot *snap, const char *class_dir,
 		unsigned int groups, const char *only_device);
 void mon_sort(struct mon_snapshot *snap);
 int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
-		      const char *device, const char *label_value,
+		      const char *device, const char *label_value, int path,
 		      unsigned int order, const uint64_t *bucket,
 		      unsigned int nr_buckets, unsigned int min_shift,
 		      uint64_t sum_ns);

@@ -62,11 +62,19 @@ static void collect_device_latency(struct stellar_nl *nl, const char *dev,
 		return;
 	for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++)
 		if (mon_add_histogram(snap, mon_family_latency, dev,
-				      stellar_lat_seg_name(seg),
+				      stellar_lat_seg_name(seg), -1,
 				      seg * (STELLAR_LAT_BUCKETS + 2),
 				      lat.seg[seg].bucket, STELLAR_LAT_BUCKETS,
 				      STELLAR_LAT_MIN_SHIFT,
 				      lat.seg[seg].sum_ns))
+			return;
+	for (b = 0; b < lat.nr_paths; b++)
+		if (mon_add_histogram(snap, mon_family_path_rtt, dev, NULL,
+				      (int)lat.path_index[b], 0,
+				      lat.path_rtt[b].bucket,
+				      STELLAR_LAT_BUCKETS,
+				      STELLAR_LAT_MIN_SHIFT,
+				      lat.path_rtt[b].sum_ns))
 			return;
 	for (b = 0; b < lat.nr_bursts; b++) {
 		s = mon_add(snap, mon_family_path_bursts, dev, 1);

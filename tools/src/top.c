@@ -180,6 +180,42 @@ find_path(const struct stellar_top_dev *d, uint32_t index)
 	return NULL;
 }
 
+/* Path @path's RTT histogram in @d, or NULL. */
+static const struct stellar_lat_seg_info *
+path_rtt_of(const struct stellar_top_dev *d, uint32_t path)
+{
+	uint32_t i;
+
+	for (i = 0; d && d->has_lat && i < d->lat.nr_paths; i++)
+		if (d->lat.path_index[i] == path)
+			return &d->lat.path_rtt[i];
+	return NULL;
+}
+
+/* p99 of path @path's RTT samples since @p (all of them without @p). */
+static void fmt_path_p99(char *buf, size_t len,
+			 const struct stellar_top_dev *p,
+			 const struct stellar_top_dev *d, uint32_t path)
+{
+	const struct stellar_lat_seg_info *cur = path_rtt_of(d, path);
+	const struct stellar_lat_seg_info *old = path_rtt_of(p, path);
+	struct stellar_lat_seg_info window;
+
+	if (!cur) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (old)
+		stellar_lat_seg_delta(old, cur, &window);
+	else
+		window = *cur;
+	if (!window.count)
+		snprintf(buf, len, "-");
+	else
+		stellar_format_ns(stellar_lat_seg_percentile(&window, 990000),
+				  buf, len);
+}
+
 static uint64_t bursts_of(const struct stellar_top_dev *d, uint32_t path)
 {
 	uint32_t i;
@@ -217,20 +253,21 @@ static void render_paths(FILE *fp, const struct stellar_top_dev *p,
 				    find_path(p, d->spray.path[i].index));
 	fprintf(fp, "\nPATHS %s: %u spraying QPs, microburst threshold %u us\n",
 		d->name, d->spray.qps, d->has_lat ? d->lat.burst_us : 0);
-	fprintf(fp, "%5s %-8s %8s %7s %8s %7s  %s\n", "PATH", "STATE",
-		"TX_MB/s", "RETX/s", "SRTT_us", "BURSTS", "SHARE");
+	fprintf(fp, "%5s %-8s %8s %7s %8s %9s %7s  %s\n", "PATH", "STATE",
+		"TX_MB/s", "RETX/s", "SRTT_us", "RTT_p99", "BURSTS", "SHARE");
 	for (i = 0; i < d->spray.nr_paths; i++) {
 		const struct stellar_path_info *pi = &d->spray.path[i];
 		const struct stellar_path_info *old = find_path(p, pi->index);
 		uint64_t bytes = path_bytes(pi, old);
 		int width = total ? (int)((bytes * SHARE_WIDTH + total / 2) /
 					  total) : 0;
-		char txb[16], retx[16];
+		char txb[16], retx[16], p99[16];
 
 		fmt_rate(txb, sizeof(txb), old, old ? rate(old->bytes, pi->bytes, secs) : 0, 1e6);
 		fmt_rate(retx, sizeof(retx), old, old ? rate(old->retransmits, pi->retransmits, secs) : 0, 1);
-		fprintf(fp, "%5u %-8s %8s %7s %8u %7" PRIu64 "  |", pi->index,
-			stellar_path_state(pi), txb, retx, pi->srtt_us,
+		fmt_path_p99(p99, sizeof(p99), p, d, pi->index);
+		fprintf(fp, "%5u %-8s %8s %7s %8u %9s %7" PRIu64 "  |", pi->index,
+			stellar_path_state(pi), txb, retx, pi->srtt_us, p99,
 			bursts_of(d, pi->index));
 		for (j = 0; j < SHARE_WIDTH; j++)
 			fputc(j < width ? '#' : ' ', fp);

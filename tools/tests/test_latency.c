@@ -74,6 +74,16 @@ static struct nl_msg *lat_reply(uint64_t n, bool qp)
 		assert_int_equal(nla_put_u32(msg, STELLAR_BURST_ATTR_MAX_US, 900),
 				 0);
 		nla_nest_end(msg, nest);
+		nest = nla_nest_start(msg, STELLAR_ATTR_LAT_PATH);
+		assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_PATH, 2), 0);
+		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_COUNT, 9), 0);
+		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_SUM_NS, 9000),
+				 0);
+		struct nlattr *b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
+
+		assert_int_equal(nla_put_u64(msg, 1, 9), 0);
+		nla_nest_end(msg, b);
+		nla_nest_end(msg, nest);
 	}
 	return msg;
 }
@@ -96,6 +106,10 @@ static void test_decode(void **state)
 	assert_int_equal(info.burst[0].path, 3);
 	assert_int_equal(info.burst[0].count, 7);
 	assert_int_equal(info.burst[0].max_us, 900);
+	assert_int_equal(info.nr_paths, 1);
+	assert_int_equal(info.path_index[0], 2);
+	assert_int_equal(info.path_rtt[0].count, 9);
+	assert_int_equal(info.path_rtt[0].bucket[0], 9);
 	/* bucket 6: [32768, 65536) ns; the median is half way */
 	assert_int_equal(stellar_lat_seg_percentile(
 				 &info.seg[STELLAR_LAT_SEG_NETWORK], 500000),
@@ -151,11 +165,14 @@ static void test_print(void **state)
 	assert_non_null(strstr(text, "\nnetwork (100 samples):\n"));
 	assert_non_null(strstr(text, "      32.8us - 65.5us |######################################## 100\n"));
 	assert_non_null(strstr(text, "  path  3: 7 bursts, largest +900 us, last 2.00s ago\n"));
+	assert_non_null(strstr(text, "\nRTT per spray path:\n"));
+	assert_non_null(strstr(text, "     2            9      568ns      1.0us      1.0us\n"));
 	free(text);
 	text = render_latency(&info, true);
 	assert_non_null(strstr(text, "\"network\":{\"count\":100,"));
 	assert_non_null(strstr(text, "\"p50_ns\":49152,"));
 	assert_non_null(strstr(text, "\"microbursts\":[{\"path\":3,\"count\":7,"));
+	assert_non_null(strstr(text, "\"path_rtt\":[{\"path\":2,\"histogram\":{\"count\":9,"));
 	free(text);
 	nlmsg_free(msg);
 	msg = lat_reply(0, true);
@@ -197,6 +214,10 @@ static void fill_dev(struct stellar_top_dev *d, uint64_t mb, bool qps_ok)
 	d->has_lat = true;
 	d->lat.seg[STELLAR_LAT_SEG_NETWORK].count = 10 * mb;
 	d->lat.seg[STELLAR_LAT_SEG_NETWORK].bucket[4] = 10 * mb;
+	d->lat.nr_paths = 1;
+	d->lat.path_index[0] = 0;
+	d->lat.path_rtt[0].count = 4 * mb;
+	d->lat.path_rtt[0].bucket[8] = 4 * mb;
 	d->has_spray = true;
 	d->spray.nr_paths = 2;
 	d->spray.spray_paths = 2;
@@ -243,8 +264,8 @@ static void test_top_render(void **state)
 	/* second: 20 MB in 2 s, 200 network samples in [8.2us, 16.4us) */
 	assert_non_null(strstr(text, "stellar-tool top - 12:00:02, frame 2, rates over 2.00s\n"));
 	assert_non_null(strstr(text, "stellar0   eth0         10.0      5.0     10000     10000       0         -    12.3us    16.3us         -         -\n"));
-	assert_non_null(strstr(text, "    0 active        7.5       0        0       0  |###############     |  75%\n"));
-	assert_non_null(strstr(text, "    1 active        2.5       0        0       0  |#####               |  25%\n"));
+	assert_non_null(strstr(text, "    0 active        7.5       0        0   262.1us       0  |###############     |  75%\n"));
+	assert_non_null(strstr(text, "    1 active        2.5       0        0         -       0  |#####               |  25%\n"));
 	assert_non_null(strstr(text, "      17 RC   RTS       10.0      0.0       0\n"));
 	free(text);
 	text = NULL;

@@ -265,12 +265,15 @@ static void test_histogram(void **state)
 
 	(void)state;
 	assert_int_equal(mon_add_histogram(&snap, mon_family_latency,
-					   "stellar0", "network", 6, bucket, 4,
+					   "stellar0", "network", -1, 6, bucket, 4,
 					   10, 5000000000ULL), 0);
 	assert_int_equal(mon_add_histogram(&snap, mon_family_latency,
-					   "stellar0", "queue", 0, bucket, 4,
+					   "stellar0", "queue", -1, 0, bucket, 4,
 					   10, 1500), 0);
-	assert_int_equal(snap.nr, 12);
+	assert_int_equal(mon_add_histogram(&snap, mon_family_path_rtt,
+					   "stellar0", NULL, 2, 0, bucket, 4,
+					   10, 7000), 0);
+	assert_int_equal(snap.nr, 18);
 	mon_sort(&snap);
 	fp = open_memstream(&text, &len);
 	mon_format_prometheus(fp, &snap, MON_LATENCY);
@@ -283,6 +286,9 @@ static void test_histogram(void **state)
 	assert_line(text, "stellar_latency_seconds_sum{device=\"stellar0\",segment=\"network\"} 5");
 	assert_line(text, "stellar_latency_seconds_count{device=\"stellar0\",segment=\"network\"} 6");
 	assert_line(text, "stellar_latency_seconds_sum{device=\"stellar0\",segment=\"queue\"} 1.5e-06");
+	assert_line(text, "# TYPE stellar_path_rtt_seconds histogram");
+	assert_line(text, "stellar_path_rtt_seconds_bucket{device=\"stellar0\",path=\"2\",le=\"4.096e-06\"} 5");
+	assert_line(text, "stellar_path_rtt_seconds_count{device=\"stellar0\",path=\"2\"} 6");
 	/* queue (order 0) before network (order 6); +Inf, _sum, _count last */
 	assert_true(strstr(text, "segment=\"queue\"") <
 		    strstr(text, "segment=\"network\""));
