@@ -104,6 +104,7 @@ struct stellar_counters {
 struct stellar_udp;
 struct stellar_mem;
 struct stellar_pvdma_mr;
+struct stellar_lat_dev;
 
 /**
  * struct stellar_dev - one stellar RDMA device bound to one netdev
@@ -129,6 +130,7 @@ struct stellar_pvdma_mr;
  * @proc_dir: /proc/stellar/<name>, named at registration
  * @proc_name: the name @proc_dir was created with
  * @spray: packet spray statistics (stellar_spray_dev.c)
+ * @lat: latency telemetry (stellar_lat.c)
  * @mem: PVDMA and eMTT state (stellar_mem.h)
  * @rx_queued: truesize of the received skbs queued for the QPs' receive
  *	work, capped by the rx_queue_bytes module parameter
@@ -165,6 +167,7 @@ struct stellar_dev {
 	struct proc_dir_entry *proc_dir;
 	char proc_name[IB_DEVICE_NAME_MAX];
 	struct stellar_spray_dev_stats spray;
+	struct stellar_lat_dev *lat;
 	struct stellar_mem *mem;
 	atomic_long_t rx_queued;
 	atomic_long_t rx_queued_max;

@@ -76,6 +76,7 @@ void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status)
 
 	s->state = STELLAR_SWQE_DONE;
 	s->status = status;
+	stellar_lat_done(xp, index, status == IB_WC_SUCCESS);
 	if (status != IB_WC_SUCCESS)
 		stellar_xport_fatal(xp);
 }
@@ -101,6 +102,8 @@ void stellar_comp_retire(struct stellar_qp_xport *xp)
 		if (s->signaled || s->status != IB_WC_SUCCESS)
 			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
 					      s->status, s->length);
+		stellar_lat_retired(xp, index + count - 1,
+				    s->signaled && s->status == IB_WC_SUCCESS);
 		s->state = STELLAR_SWQE_NEW;
 		if (s->status != IB_WC_SUCCESS)
 			break;
@@ -567,9 +570,11 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 	if (t->sent_us > xp->rack_xmit_us && !stellar_comp_spurious(xp, t, now))
 		xp->rack_xmit_us = t->sent_us;
 	/* An ECN echo counts only where an RTT does: one known copy. */
-	if (xp->spraying)
+	if (xp->spraying) {
 		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us,
 				    rtt_us && xp->ack_ecn, now);
+		stellar_lat_path_rtt(xp, t->path, rtt_us, now);
+	}
 	return true;
 }
 
@@ -1055,8 +1060,10 @@ static void stellar_comp_rd_answered(struct stellar_qp_xport *xp, u32 psn)
 		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
 		stellar_comp_rtt(xp, rtt_us, now);
 	}
-	if (xp->spraying)
+	if (xp->spraying) {
 		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us, false, now);
+		stellar_lat_path_rtt(xp, t->path, rtt_us, now);
+	}
 }
 
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,

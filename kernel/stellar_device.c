@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "stellar.h"
+#include "stellar_lat.h"
 
 /* Serialises device creation (name and netdev checks, registration). */
 static DEFINE_MUTEX(stellar_newlink_lock);
@@ -161,6 +162,7 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	stellar_mcast_dev_fini(sdev);
 	stellar_mem_dev_fini(sdev);
 	free_percpu(sdev->counters);
+	stellar_lat_dev_free(sdev->lat);
 }
 
 static int stellar_check_newlink(const char *name, struct net_device *ndev)
@@ -223,7 +225,10 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	if (!sdev)
 		return NULL;
 	sdev->counters = alloc_percpu(struct stellar_counters);
-	if (!sdev->counters) {
+	sdev->lat = stellar_lat_dev_alloc();
+	if (!sdev->counters || !sdev->lat) {
+		stellar_lat_dev_free(sdev->lat);
+		free_percpu(sdev->counters);
 		ib_dealloc_device(&sdev->ibdev);
 		return NULL;
 	}

@@ -7,6 +7,7 @@
 #include <net/genetlink.h>
 
 #include "stellar.h"
+#include "stellar_lat.h"
 #include "stellar_transport.h"
 
 static struct netlink_range_validation stellar_rx_buf_size_range = {
@@ -270,6 +271,64 @@ static int stellar_cmd_set_qp(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* The QP a GET_LATENCY request names, if it may be shown; ERR_PTR if not. */
+static struct stellar_qp *stellar_lat_qp(struct stellar_dev *sdev,
+					 struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[STELLAR_ATTR_QPN];
+	struct stellar_qp *qp;
+
+	if (!attr)
+		return NULL;
+	/* Per-QP detail: CAP_NET_ADMIN in the device's namespace only. */
+	if (!stellar_may_see_qp_detail(sdev)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "per-QP latency needs CAP_NET_ADMIN");
+		return ERR_PTR(-EPERM);
+	}
+	qp = stellar_qp_get(sdev, nla_get_u32(attr));
+	if (!qp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no such QP");
+		return ERR_PTR(-ENOENT);
+	}
+	return qp;
+}
+
+static int stellar_cmd_get_latency(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stellar_dev *sdev = stellar_genl_dev(info);
+	struct stellar_qp *qp;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	qp = stellar_lat_qp(sdev, info);
+	ret = PTR_ERR_OR_ZERO(qp);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	msg = genlmsg_new(STELLAR_LAT_MSG_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out_qp;
+	hdr = genlmsg_put_reply(msg, info, &stellar_genl_family, 0,
+				STELLAR_CMD_GET_LATENCY);
+	ret = hdr ? stellar_lat_fill(msg, sdev, qp) : -EMSGSIZE;
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_qp;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out_qp:
+	if (qp)
+		stellar_qp_put(qp);
+out:
+	ib_device_put(&sdev->ibdev);
+	return ret;
+}
+
 static int stellar_put_counter(void *arg, const char *name, u64 value)
 {
 	struct sk_buff *skb = arg;
@@ -421,6 +480,11 @@ static const struct genl_small_ops stellar_genl_ops[] = {
 		.cmd = STELLAR_CMD_SET_QP,
 		.doit = stellar_cmd_set_qp,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* per-QP figures: checked in stellar_lat_qp() */
+		.cmd = STELLAR_CMD_GET_LATENCY,
+		.doit = stellar_cmd_get_latency,
 	},
 };
 

@@ -92,6 +92,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->reo_shift = 0;
 	xp->gsi_paths = qp->ibqp.qp_type == IB_QPT_GSI ?
 			stellar_qp_spray_paths(qp) : 1;
+	stellar_lat_req_reset(xp);
 	if (!xp->rc)
 		return;
 	memset(xp->rc->txp, 0, sizeof(xp->rc->txp));
@@ -598,6 +599,7 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 		return stellar_req_local_op(xp);
 	case IB_WR_RDMA_READ:
 		status = stellar_req_send_read(xp, s);
+		stellar_lat_sent(xp, xp->req_index);
 		xp->sq_psn = stellar_psn_add(s->first_psn, s->npkts);
 		xp->req_pkt = s->npkts;
 		(*budget)--;
@@ -605,6 +607,7 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		status = stellar_req_send_atomic(xp);
+		stellar_lat_sent(xp, xp->req_index);
 		xp->sq_psn = stellar_psn_add(xp->sq_psn, 1);
 		xp->req_pkt = 1;
 		(*budget)--;
@@ -615,6 +618,8 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 			status = stellar_req_send_data_pkt(xp, s);
 			if (status != IB_WC_SUCCESS)
 				return status;
+			if (!xp->req_pkt)
+				stellar_lat_sent(xp, xp->req_index);
 			xp->sq_psn = stellar_psn_add(xp->sq_psn, 1);
 			xp->req_pkt++;
 			(*budget)--;
@@ -659,6 +664,7 @@ static bool stellar_req_fetch(struct stellar_qp_xport *xp,
 	ret = stellar_sq_fetch(xp->qp, xp->req_index, wqe);
 	if (ret == -ENOENT)
 		return false;
+	stellar_lat_fetched(xp, xp->req_index);
 	if (ret) {
 		s->opcode = wqe->opcode;
 		s->wr_id = wqe->wr_id;

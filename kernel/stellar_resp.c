@@ -1234,6 +1234,7 @@ static bool stellar_rx_from_peer(struct stellar_qp_xport *xp,
 static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 {
 	struct stellar_pkt pkt;
+	u64 arrived_ns;
 
 	stellar_xstat(xp, STELLAR_XS_RX_PACKETS, 1);
 	stellar_xstat(xp, STELLAR_XS_RX_BYTES, skb->len);
@@ -1250,11 +1251,14 @@ static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	arrived_ns = ktime_to_ns(skb->tstamp);
 	mutex_lock(&xp->resp_mutex);
-	if (stellar_rx_from_peer(xp, skb))
+	if (stellar_rx_from_peer(xp, skb)) {
 		stellar_resp_rcv(xp, skb, &pkt);
-	else
+		stellar_lat_rx_done(xp, arrived_ns);
+	} else {
 		kfree_skb(skb);
+	}
 	mutex_unlock(&xp->resp_mutex);
 }
 

@@ -413,3 +413,21 @@ u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s)
 	}
 	return hi - lo;
 }
+
+u32 stellar_spray_queue_delay_us(struct stellar_spray *s, u32 path,
+				 u32 rtt_us, u64 now_us)
+{
+	struct stellar_spray_path *p;
+
+	if (path >= s->nr_paths || !rtt_us)
+		return 0;
+	p = &s->path[path];
+	rtt_us = spray_min(rtt_us, STELLAR_SPRAY_RTT_MAX_US);
+	if (!p->min_rtt_us || rtt_us <= p->min_rtt_us ||
+	    now_us - p->min_rtt_at_us > STELLAR_SPRAY_MIN_RTT_WIN_US) {
+		p->min_rtt_us = rtt_us;
+		p->min_rtt_at_us = now_us;
+		return 0;
+	}
+	return rtt_us - p->min_rtt_us;
+}

@@ -46,6 +46,9 @@ enum stellar_path_state {
  * @fail_count: failures in a row without a successful probe (backoff)
  * @failed_at_us: when it last failed
  * @cong_at_us: when @cong_level last changed
+ * @min_rtt_us: smallest RTT sample of the last STELLAR_SPRAY_MIN_RTT_WIN_US
+ *		(0: none), for stellar_spray_queue_delay_us()
+ * @min_rtt_at_us: when @min_rtt_us was taken
  */
 struct stellar_spray_path {
 	u16 sport;
@@ -64,6 +67,8 @@ struct stellar_spray_path {
 	u64 ecn_marks;
 	u64 failed_at_us;
 	u64 cong_at_us;
+	u32 min_rtt_us;
+	u64 min_rtt_at_us;
 };
 
 #define STELLAR_SPRAY_WEIGHT_MAX	16
@@ -81,6 +86,8 @@ struct stellar_spray_path {
 #define STELLAR_SPRAY_PORT_MIN		0xc000
 /* Ports of that range: 16384, a power of two. */
 #define STELLAR_SPRAY_PORT_MASK		0x3fff
+/* A path's minimum RTT is taken over this long, then restarts. */
+#define STELLAR_SPRAY_MIN_RTT_WIN_US	(10 * 1000 * 1000)
 /* RTT samples above this are clamped (keeps the arithmetic in u32). */
 #define STELLAR_SPRAY_RTT_MAX_US	(1U << 26)
 
@@ -221,5 +228,22 @@ u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
  * active paths (0 with fewer than two).
  */
 u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s);
+
+/**
+ * stellar_spray_queue_delay_us() - queueing delay of an RTT sample
+ * @s: the QP's spray state
+ * @path: the path the sample is of
+ * @rtt_us: the sample (0: none)
+ * @now_us: current time
+ *
+ * Folds @rtt_us into the path's windowed minimum RTT (the propagation
+ * and processing time when nothing queues).
+ *
+ * Return: how much @rtt_us exceeds that minimum: time spent queued
+ * somewhere on the path (0 for the first sample, a new minimum, or an
+ * invalid @path).
+ */
+u32 stellar_spray_queue_delay_us(struct stellar_spray *s, u32 path,
+				 u32 rtt_us, u64 now_us);
 
 #endif /* STELLAR_SPRAY_H */

@@ -85,7 +85,9 @@ int stellar_xport_create(struct stellar_qp *qp)
 	/* As large as the ring the process maps, so charged likewise. */
 	xp->sq_copy = kvcalloc(qp->sq.num_entries, qp->sq.entry_size,
 			       STELLAR_GFP_USER);
-	if (!xp->swqe || !xp->sq_copy) {
+	xp->lat = stellar_lat_qp_alloc(qp->sq.num_entries);
+	if (!xp->swqe || !xp->sq_copy || !xp->lat) {
+		stellar_lat_qp_free(xp->lat);
 		kvfree(xp->sq_copy);
 		kvfree(xp->swqe);
 		kvfree(xp);
@@ -174,6 +176,7 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 	stellar_xport_rx_purge(xp);
 	stellar_resp_purge(xp);
 	xa_destroy(&xp->ooo);
+	stellar_lat_qp_free(xp->lat);
 	kvfree(xp->rc);
 	kvfree(xp->sq_copy);
 	kvfree(xp->swqe);
@@ -288,6 +291,7 @@ void stellar_xport_modify(struct stellar_qp *qp, int mask,
 
 void stellar_xport_kick(struct stellar_qp *qp)
 {
+	stellar_lat_doorbell(qp->xport);
 	stellar_xport_queue(qp->xport, &qp->xport->req_work);
 }
 
@@ -367,6 +371,7 @@ static bool stellar_rx_backlog_add(struct stellar_qp_xport *xp,
 	room = skb_queue_len(&xp->rxq) < STELLAR_RX_BACKLOG &&
 	       xp->rxq_bytes + skb->truesize <= STELLAR_RX_BACKLOG_BYTES;
 	if (room) {
+		stellar_lat_rx_stamp(skb);
 		__skb_queue_tail(&xp->rxq, skb);
 		xp->rxq_bytes += skb->truesize;
 	}

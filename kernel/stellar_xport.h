@@ -33,6 +33,7 @@
 #include <net/ipv6.h>
 
 #include "stellar.h"
+#include "stellar_lat.h"
 #include "stellar_psn.h"
 #include "stellar_spray.h"
 #include "stellar_transport.h"
@@ -401,6 +402,7 @@ struct stellar_xport_rc {
  *	taken from the ring once, when the requester first reaches the
  *	WQE; resends, READ responses and completions read only the copy
  * @wqe: the WQE being sent: its entry in @sq_copy
+ * @lat: latency telemetry: histograms and per-slot times (stellar_lat.c)
  * @resp_mutex: responder state below
  * @rx_work: the receiver
  * @rxq: backlog of received packets (own lock: filled in softirq)
@@ -484,6 +486,7 @@ struct stellar_qp_xport {
 	struct stellar_xport_rc *rc;
 	u8 *sq_copy;
 	const struct stellar_sq_wqe *wqe;
+	struct stellar_qp_lat *lat;
 
 	struct mutex resp_mutex;	/* responder */
 	struct work_struct rx_work;

@@ -22,6 +22,10 @@ enum stellar_genl_cmd {
 	STELLAR_CMD_GET_SPRAY,	/* doit: spray statistics of a device */
 	STELLAR_CMD_SET_QP,	/* per-QP settings (CAP_NET_ADMIN) */
 	STELLAR_CMD_GET_QP,	/* dump the QPs of STELLAR_ATTR_DEV_NAME */
+	STELLAR_CMD_GET_LATENCY, /* doit: latency histograms of a device or,
+				  * with STELLAR_ATTR_QPN, of one QP
+				  * (that one: CAP_NET_ADMIN)
+				  */
 	__STELLAR_CMD_MAX,
 };
 #define STELLAR_CMD_MAX (__STELLAR_CMD_MAX - 1)
@@ -51,6 +55,11 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_PIN_MODE,		/* u32: enum stellar_pin_mode */
 	STELLAR_ATTR_PVDMA_STATS,	/* nest of STELLAR_PVDMA_* (u64 each) */
 	STELLAR_ATTR_EMTT_STATS,	/* nest of STELLAR_EMTT_* (u64 each) */
+	STELLAR_ATTR_LAT_ENABLED,	/* u8: latency telemetry is on */
+	STELLAR_ATTR_LAT_SEGMENT,	/* nest of STELLAR_LAT_ATTR_*, repeated */
+	STELLAR_ATTR_LAT_BURST_US,	/* u32: microburst threshold, us */
+	STELLAR_ATTR_LAT_BURST,		/* nest of STELLAR_BURST_ATTR_*, repeated */
+	STELLAR_ATTR_LAT_PATH,		/* nest: a spray path's RTT histogram */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -212,5 +221,70 @@ enum stellar_emtt_stat {
 	__STELLAR_EMTT_MAX,
 };
 #define STELLAR_EMTT_MAX (__STELLAR_EMTT_MAX - 1)
+
+/*
+ * Latency telemetry (STELLAR_CMD_GET_LATENCY): log2 histograms of the
+ * segments of a work request's life, in nanoseconds.  Bucket 0 counts
+ * times below 2^STELLAR_LAT_MIN_SHIFT ns, bucket k (1 <= k < last) times
+ * in [2^(STELLAR_LAT_MIN_SHIFT + k - 1), 2^(STELLAR_LAT_MIN_SHIFT + k)),
+ * the last bucket everything longer.
+ */
+#define STELLAR_LAT_BUCKETS	32
+#define STELLAR_LAT_MIN_SHIFT	10
+
+/* The segments (STELLAR_LAT_ATTR_SEGMENT_ID). */
+enum stellar_lat_seg {
+	STELLAR_LAT_SEG_QUEUE,		/* doorbell -> first packet sent */
+	STELLAR_LAT_SEG_NETWORK,	/* first packet -> ACK/last response */
+	STELLAR_LAT_SEG_COMPLETION,	/* acknowledged -> CQE written */
+	STELLAR_LAT_SEG_RESPONDER,	/* request arrived -> placed */
+	__STELLAR_LAT_SEG_MAX,
+};
+#define STELLAR_LAT_SEG_MAX (__STELLAR_LAT_SEG_MAX - 1)
+
+#define STELLAR_LAT_SEG_NAMES_INIT {					\
+	[STELLAR_LAT_SEG_QUEUE] = "queue",				\
+	[STELLAR_LAT_SEG_NETWORK] = "network",				\
+	[STELLAR_LAT_SEG_COMPLETION] = "completion",			\
+	[STELLAR_LAT_SEG_RESPONDER] = "responder",			\
+}
+
+/*
+ * One segment's histogram, nested in STELLAR_ATTR_LAT_SEGMENT; or, in
+ * STELLAR_ATTR_LAT_PATH, the RTT samples of spray path i of the device's
+ * spraying QPs (with STELLAR_LAT_ATTR_PATH instead of the segment; only
+ * paths with samples are listed).
+ */
+enum stellar_lat_attr {
+	STELLAR_LAT_ATTR_UNSPEC,
+	STELLAR_LAT_ATTR_SEGMENT_ID,	/* u32: enum stellar_lat_seg */
+	STELLAR_LAT_ATTR_COUNT,		/* u64: samples */
+	STELLAR_LAT_ATTR_SUM_NS,	/* u64: their sum, ns */
+	STELLAR_LAT_ATTR_BUCKETS,	/* nest: u64 per non-empty bucket,
+					 * type = bucket + 1
+					 */
+	STELLAR_LAT_ATTR_PAD,
+	STELLAR_LAT_ATTR_PATH,		/* u32: path number (STELLAR_ATTR_LAT_PATH) */
+	__STELLAR_LAT_ATTR_MAX,
+};
+#define STELLAR_LAT_ATTR_MAX (__STELLAR_LAT_ATTR_MAX - 1)
+/* Pad type inside STELLAR_LAT_ATTR_BUCKETS. */
+#define STELLAR_LAT_BUCKET_PAD	(STELLAR_LAT_BUCKETS + 1)
+
+/*
+ * Microbursts of one spray path (path i of every QP of the device):
+ * acknowledgements whose RTT exceeded the path's minimum by more than
+ * STELLAR_ATTR_LAT_BURST_US.  Only paths with a burst are listed.
+ */
+enum stellar_burst_attr {
+	STELLAR_BURST_ATTR_UNSPEC,
+	STELLAR_BURST_ATTR_PATH,	/* u32: path number */
+	STELLAR_BURST_ATTR_COUNT,	/* u64: bursts seen */
+	STELLAR_BURST_ATTR_LAST_NS,	/* u64: CLOCK_MONOTONIC of the last */
+	STELLAR_BURST_ATTR_MAX_US,	/* u32: largest excess delay seen */
+	STELLAR_BURST_ATTR_PAD,
+	__STELLAR_BURST_ATTR_MAX,
+};
+#define STELLAR_BURST_ATTR_MAX (__STELLAR_BURST_ATTR_MAX - 1)
 
 #endif /* STELLAR_NETLINK_USER_H */

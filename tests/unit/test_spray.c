@@ -573,6 +573,38 @@ static void test_weights_balance_uneven_hash(void **state)
 	free(s);
 }
 
+/* Queueing delay: the RTT above the path's windowed minimum. */
+static void test_queue_delay(void **state)
+{
+	struct stellar_spray *s = new_spray(4, 0);
+	u64 now = T0;
+
+	(void)state;
+	/* first sample: the minimum, no delay */
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 300, now), 0);
+	assert_int_equal(s->path[1].min_rtt_us, 300);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 900, now + 10), 600);
+	/* a lower sample lowers the minimum */
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 200, now + 20), 0);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 700, now + 30), 500);
+	/* paths are separate */
+	assert_int_equal(stellar_spray_queue_delay_us(s, 2, 5000, now + 40), 0);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 2, 5100, now + 50), 100);
+	/* no sample, bad paths */
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 0, now + 60), 0);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 4, 9000, now), 0);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1000, 9000, now), 0);
+	/* the minimum expires after its window and restarts */
+	now += STELLAR_SPRAY_MIN_RTT_WIN_US + 100;
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 800, now), 0);
+	assert_int_equal(s->path[1].min_rtt_us, 800);
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, 900, now + 1), 100);
+	/* huge samples are clamped like the RTT */
+	assert_int_equal(stellar_spray_queue_delay_us(s, 1, U32_MAX, now + 2),
+			 STELLAR_SPRAY_RTT_MAX_US - 800);
+	free(s);
+}
+
 /* Random events never produce an out-of-range path or a FAILED pick. */
 static void test_random_events(void **state)
 {
@@ -637,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_path_rto),
 		cmocka_unit_test(test_rtt_spread),
 		cmocka_unit_test(test_random_events),
+		cmocka_unit_test(test_queue_delay),
 	};
 
 	return cmocka_run_group_tests_name("spray", tests, NULL, NULL);

@@ -101,7 +101,7 @@ int stellar_parse_global(int argc, char **argv,
 /* Long option values from 256 up select a setting of "set". */
 #define OPT_SETTING_BASE 256
 /* Long-only options below that. */
-enum { OPT_INTERVAL = 200, OPT_COUNT, OPT_QPN, OPT_OUTPUT };
+enum { OPT_INTERVAL = 200, OPT_COUNT, OPT_QPN, OPT_OUTPUT, OPT_DEVICE };
 
 static const struct {
 	unsigned int bit;
@@ -130,7 +130,8 @@ static void build_longopts(unsigned int accepted, struct option *longopts)
 			longopts[n++] = number_opts[k].opt;
 	if (accepted & STELLAR_OPT_DEVICE)
 		longopts[n++] = (struct option){ "device", required_argument,
-						 NULL, 'd' };
+						 NULL, accepted & STELLAR_OPT_TOP ?
+						 OPT_DEVICE : 'd' };
 	if (accepted & STELLAR_OPT_OUTPUT)
 		longopts[n++] = (struct option){ "output", required_argument,
 						 NULL, OPT_OUTPUT };
@@ -198,9 +199,55 @@ static int take_number(int ret, const char *text,
 	return 0;
 }
 
-static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
-		       FILE *err)
+/*
+ * top's -d: seconds, a whole number or with up to three decimals, at
+ * least 0.1 and at most a day, into interval_ms.
+ */
+static int take_delay(const char *text, struct stellar_cmd_opts *opts,
+		      const char *cmd, FILE *err)
 {
+	uint32_t whole = 0, frac = 0, scale = 1000;
+	const char *dot = strchr(text, '.');
+	char buf[16];
+
+	if (dot && (size_t)(dot - text) < sizeof(buf)) {
+		memcpy(buf, text, dot - text);
+		buf[dot - text] = '\0';
+		if ((dot == text || !stellar_parse_u32(buf, &whole)) &&
+		    strlen(dot + 1) >= 1 && strlen(dot + 1) <= 3 &&
+		    !stellar_parse_u32(dot + 1, &frac)) {
+			for (size_t i = strlen(dot + 1); i < 3; i++)
+				frac *= 10;
+			scale = 0;
+		}
+	} else if (!dot && !stellar_parse_u32(text, &whole)) {
+		scale = 0;
+	}
+	if (scale || whole > 86400 || whole * 1000 + frac < 100) {
+		fprintf(err,
+			"stellar-tool: %s: -d: '%s' is not a number of seconds between 0.1 and 86400\n",
+			cmd, text);
+		return -1;
+	}
+	opts->interval_ms = whole * 1000 + frac;
+	opts->has_interval = true;
+	return 0;
+}
+
+static int take_option(int ret, struct stellar_cmd_opts *opts, char **argv,
+		       unsigned int accepted, FILE *err)
+{
+	if (accepted & STELLAR_OPT_TOP) {
+		switch (ret) {
+		case 'd':
+			return take_delay(optarg, opts, argv[0], err);
+		case 'n':
+			return take_number(OPT_COUNT, optarg, opts, argv[0],
+					   err);
+		case OPT_DEVICE:
+			return take_device(optarg, opts, argv[0], err);
+		}
+	}
 	switch (ret) {
 	case 'h':
 		opts->help = true;
@@ -247,8 +294,9 @@ int stellar_parse_cmd(int argc, char **argv, unsigned int accepted,
 		      struct stellar_cmd_opts *opts, FILE *err)
 {
 	struct option longopts[4 + NUM_NUMBER_OPTS + STELLAR_SETTING_COUNT + 1];
-	const char *shortopts = accepted & STELLAR_OPT_DEVICE ? "+:hjd:"
-							      : "+:hj";
+	const char *shortopts = accepted & STELLAR_OPT_TOP ? "+:hjn:d:" :
+				accepted & STELLAR_OPT_DEVICE ? "+:hjd:" :
+								"+:hj";
 	char where[64];
 	int ret;
 
@@ -263,7 +311,7 @@ int stellar_parse_cmd(int argc, char **argv, unsigned int accepted,
 			report_getopt_error(ret, argv, where, err);
 			return -1;
 		}
-		if (take_option(ret, opts, argv, err))
+		if (take_option(ret, opts, argv, accepted, err))
 			return -1;
 	}
 	if (optind < argc) {

@@ -39,6 +39,8 @@ enum {
 	STELLAR_OPT_COUNT = 1u << 3,	/* --count N */
 	STELLAR_OPT_QPN = 1u << 4,	/* --qp N */
 	STELLAR_OPT_OUTPUT = 1u << 5,	/* --output PATH */
+	/* top's: -n COUNT, -d SECONDS (delay); --device is long only */
+	STELLAR_OPT_TOP = 1u << 6,
 };
 
 struct stellar_cmd_opts {

@@ -30,5 +30,7 @@ extern const struct stellar_command stellar_cmd_set_qp;
 extern const struct stellar_command stellar_cmd_pvdma;
 extern const struct stellar_command stellar_cmd_emtt;
 extern const struct stellar_command stellar_cmd_cdi;
+extern const struct stellar_command stellar_cmd_latency;
+extern const struct stellar_command stellar_cmd_top;
 
 #endif /* STELLAR_TOOL_COMMANDS_H */

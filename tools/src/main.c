@@ -27,6 +27,8 @@ static const struct stellar_command *const commands[] = {
 	&stellar_cmd_pvdma,
 	&stellar_cmd_emtt,
 	&stellar_cmd_cdi,
+	&stellar_cmd_latency,
+	&stellar_cmd_top,
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -84,7 +86,12 @@ static void print_cmd_help(FILE *fp, const struct stellar_command *cmd)
 	fputs("Usage:\n", fp);
 	print_synopsis(fp, cmd);
 	fprintf(fp, "\n%s.\n\nOptions:\n", cmd->summary);
-	if (cmd->accepted & STELLAR_OPT_DEVICE)
+	if (cmd->accepted & STELLAR_OPT_TOP)
+		fputs("  -n COUNT                      stop after COUNT screens (default: at Ctrl-C)\n"
+		      "  -d SECONDS                    time between screens (0.1 to 86400; 2)\n"
+		      "  --device NAME                 only this device\n",
+		      fp);
+	else if (cmd->accepted & STELLAR_OPT_DEVICE)
 		fputs("  -d, --device NAME             the stellar device (ib_device name, e.g. stellar0)\n",
 		      fp);
 	if (cmd->accepted & STELLAR_OPT_QPN)

@@ -37,7 +37,7 @@ enum {
 	F_PVDMA_MEMLOCK_ERR,
 	F_EMTT_ENTRIES, F_EMTT_HITS, F_EMTT_MISSES, F_EMTT_FILLS,
 	F_EMTT_EVICTIONS, F_EMTT_INVALIDATIONS,
-	F_PATH_SRTT, F_READ_ERRORS,
+	F_PATH_SRTT, F_LATENCY, F_PATH_RTT, F_PATH_BURSTS, F_READ_ERRORS,
 	F_NR
 };
 
@@ -129,6 +129,12 @@ const struct mon_family mon_families[F_NR] = {
 	    "eMTT invalidations."),
 	FAM(F_PATH_SRTT, "path_srtt_seconds", G, MON_LATENCY, NULL,
 	    "Smoothed RTT of a spray path, mean over the QPs using it."),
+	FAM(F_LATENCY, "latency_seconds", MON_HISTOGRAM, MON_LATENCY, "segment",
+	    "Time of each segment of a work request: queue (doorbell to first packet), network (first packet to ACK or last response), completion (ACK to CQE), responder (request arrival to handling)."),
+	FAM(F_PATH_RTT, "path_rtt_seconds", MON_HISTOGRAM, MON_LATENCY, NULL,
+	    "RTT samples of a spray path (spraying QPs in extended mode)."),
+	FAM(F_PATH_BURSTS, "path_bursts_total", C, MON_LATENCY, NULL,
+	    "RTT samples of a spray path above its minimum by more than the latency_burst_us module parameter."),
 	FAM(F_READ_ERRORS, "monitor_read_errors", G, 0, NULL,
 	    "Counter files that did not read as a number in this scrape."),
 };
@@ -136,6 +142,9 @@ const struct mon_family mon_families[F_NR] = {
 const size_t mon_nr_families = F_NR;
 const unsigned int mon_family_path_srtt = F_PATH_SRTT;
 const unsigned int mon_family_read_errors = F_READ_ERRORS;
+const unsigned int mon_family_latency = F_LATENCY;
+const unsigned int mon_family_path_bursts = F_PATH_BURSTS;
+const unsigned int mon_family_path_rtt = F_PATH_RTT;
 
 #define CTR(file, fam)		{ file, fam, NULL, false }
 #define LBL(file, fam, v)	{ file, fam, v, false }
@@ -280,6 +289,72 @@ struct mon_sample *mon_add(struct mon_snapshot *snap, unsigned int family,
 	s->port = port;
 	s->path = -1;
 	return s;
+}
+
+/**
+ * mon_add_histogram() - a log2 histogram as Prometheus histogram samples
+ * @snap: where to add
+ * @family: a MON_HISTOGRAM family
+ * @device: the device
+ * @label_value: the family's label (e.g. the segment), or NULL
+ * @path: the path label, or -1
+ * @order: sort key of this histogram among the family's (a multiple of
+ *	   nr_buckets + 2; its samples take the keys after it)
+ * @bucket: counts per bucket: bucket 0 below 2^min_shift ns, bucket k
+ *	    below 2^(min_shift + k) ns, the last one unbounded
+ * @nr_buckets: entries of @bucket
+ * @min_shift: see @bucket
+ * @sum_ns: the sum of the samples, ns
+ *
+ * Adds cumulative _bucket samples with le in seconds, the +Inf bucket,
+ * _sum in seconds and _count.
+ *
+ * Return: 0, or -1 when @snap is full.
+ */
+int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
+		      const char *device, const char *label_value, int path,
+		      unsigned int order, const uint64_t *bucket,
+		      unsigned int nr_buckets, unsigned int min_shift,
+		      uint64_t sum_ns)
+{
+	uint64_t cumulative = 0;
+	struct mon_sample *s;
+	unsigned int k;
+
+	for (k = 0; k < nr_buckets; k++) {
+		cumulative += bucket[k];
+		s = mon_add(snap, family, device, 0);
+		if (!s)
+			return -1;
+		s->label_value = label_value;
+		s->path = path;
+		s->order = order + k;
+		s->suffix = "_bucket";
+		s->value = cumulative;
+		if (k == nr_buckets - 1)
+			snprintf(s->le, sizeof(s->le), "+Inf");
+		else
+			snprintf(s->le, sizeof(s->le), "%.9g",
+				 (double)(1ULL << (min_shift + k)) / 1e9);
+	}
+	s = mon_add(snap, family, device, 0);
+	if (!s)
+		return -1;
+	s->label_value = label_value;
+	s->path = path;
+	s->order = order + nr_buckets;
+	s->suffix = "_sum";
+	s->is_float = true;
+	s->fvalue = (double)sum_ns / 1e9;
+	s = mon_add(snap, family, device, 0);
+	if (!s)
+		return -1;
+	s->label_value = label_value;
+	s->path = path;
+	s->order = order + nr_buckets + 1;
+	s->suffix = "_count";
+	s->value = cumulative;
+	return 0;
 }
 
 #define MON_PATH_LEN 4096
@@ -503,7 +578,15 @@ static void format_labels(FILE *fp, const struct mon_sample *s)
 		fprintf(fp, ",path=\"%d\"", s->path);
 	if (f->label && s->label_value)
 		fprintf(fp, ",%s=\"%s\"", f->label, s->label_value);
+	if (s->le[0])
+		fprintf(fp, ",le=\"%s\"", s->le);
 	fputc('}', fp);
+}
+
+static const char *type_name(enum mon_type type)
+{
+	return type == MON_COUNTER ? "counter" :
+	       type == MON_HISTOGRAM ? "histogram" : "gauge";
 }
 
 static void format_value(FILE *fp, const struct mon_sample *s)
@@ -535,11 +618,13 @@ void mon_format_prometheus(FILE *fp, const struct mon_snapshot *snap,
 		if (fam == mon_family_read_errors || !(f->group & groups))
 			continue;
 		fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help,
-			f->name, f->type == MON_COUNTER ? "counter" : "gauge");
+			f->name, type_name(f->type));
 		while (i < snap->nr && snap->samples[i].family < fam)
 			i++;
 		for (; i < snap->nr && snap->samples[i].family == fam; i++) {
 			fputs(f->name, fp);
+			if (snap->samples[i].suffix)
+				fputs(snap->samples[i].suffix, fp);
 			format_labels(fp, &snap->samples[i]);
 			fputc(' ', fp);
 			format_value(fp, &snap->samples[i]);
@@ -571,15 +656,17 @@ void mon_format_json(FILE *fp, const struct mon_snapshot *snap,
 	for (i = 0; i < snap->nr; i++) {
 		s = &snap->samples[i];
 		f = &mon_families[s->family];
-		fprintf(fp, "%s{\"name\":\"%s\",\"type\":\"%s\",\"labels\":{\"device\":\"%s\"",
-			i ? "," : "", f->name,
-			f->type == MON_COUNTER ? "counter" : "gauge", s->device);
+		fprintf(fp, "%s{\"name\":\"%s%s\",\"type\":\"%s\",\"labels\":{\"device\":\"%s\"",
+			i ? "," : "", f->name, s->suffix ? s->suffix : "",
+			type_name(f->type), s->device);
 		if (s->port)
 			fprintf(fp, ",\"port\":\"%u\"", s->port);
 		if (s->path >= 0)
 			fprintf(fp, ",\"path\":\"%d\"", s->path);
 		if (f->label && s->label_value)
 			fprintf(fp, ",\"%s\":\"%s\"", f->label, s->label_value);
+		if (s->le[0])
+			fprintf(fp, ",\"le\":\"%s\"", s->le);
 		fputs("},\"value\":", fp);
 		format_value(fp, s);
 		fputc('}', fp);

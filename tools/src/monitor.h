@@ -19,12 +19,12 @@ enum mon_group {
 	MON_ERRORS = 1u << 1,		/* retransmits, timeouts, NAKs, drops */
 	MON_MEMORY = 1u << 2,		/* pvdma_*, emtt_* */
 	MON_SPRAY = 1u << 3,		/* spray_*, ooo_* */
-	MON_LATENCY = 1u << 4,		/* per-path smoothed RTT (netlink) */
+	MON_LATENCY = 1u << 4,		/* latency histograms, path RTTs (netlink) */
 };
 
 #define MON_DEFAULT_GROUPS (MON_THROUGHPUT | MON_ERRORS | MON_MEMORY | MON_SPRAY)
 
-enum mon_type { MON_COUNTER, MON_GAUGE };
+enum mon_type { MON_COUNTER, MON_GAUGE, MON_HISTOGRAM };
 
 /* One metric family as exported. */
 struct mon_family {
@@ -51,6 +51,9 @@ extern const size_t mon_nr_counters;
 /* Indices of families not read from sysfs. */
 extern const unsigned int mon_family_path_srtt;
 extern const unsigned int mon_family_read_errors;
+extern const unsigned int mon_family_latency;
+extern const unsigned int mon_family_path_bursts;
+extern const unsigned int mon_family_path_rtt;
 
 /* Device and port names are bounded; so is the number of samples. */
 #define MON_NAME_LEN	64
@@ -67,6 +70,8 @@ struct mon_sample {
 	uint64_t value;			/* counters and integer gauges */
 	double fvalue;			/* when is_float */
 	bool is_float;
+	const char *suffix;		/* histograms: _bucket, _sum, _count */
+	char le[24];			/* histogram buckets: the le label */
 };
 
 struct mon_snapshot {
@@ -86,6 +91,11 @@ size_t mon_list_devices(const char *class_dir, char (*names)[MON_NAME_LEN],
 int mon_collect(struct mon_snapshot *snap, const char *class_dir,
 		unsigned int groups, const char *only_device);
 void mon_sort(struct mon_snapshot *snap);
+int mon_add_histogram(struct mon_snapshot *snap, unsigned int family,
+		      const char *device, const char *label_value, int path,
+		      unsigned int order, const uint64_t *bucket,
+		      unsigned int nr_buckets, unsigned int min_shift,
+		      uint64_t sum_ns);
 void mon_snapshot_free(struct mon_snapshot *snap);
 
 void mon_format_prometheus(FILE *fp, const struct mon_snapshot *snap,

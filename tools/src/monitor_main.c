@@ -22,6 +22,7 @@
 #include "monitor.h"
 #include "monitor_http.h"
 #include "nl.h"
+#include "latency.h"
 #include "spray.h"
 
 #ifndef STELLAR_TOOL_VERSION
@@ -47,10 +48,50 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* Devices whose path RTTs are read, at most. */
+/* The latency histograms and microbursts of one device. */
+static void collect_device_latency(struct stellar_nl *nl, const char *dev,
+				   struct mon_snapshot *snap)
+{
+	static struct stellar_lat_info lat;
+	struct stellar_nl_status status;
+	struct mon_sample *s;
+	unsigned int seg;
+	uint32_t b;
+
+	if (stellar_query_latency(nl, dev, NULL, &lat, &status))
+		return;
+	for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++)
+		if (mon_add_histogram(snap, mon_family_latency, dev,
+				      stellar_lat_seg_name(seg), -1,
+				      seg * (STELLAR_LAT_BUCKETS + 2),
+				      lat.seg[seg].bucket, STELLAR_LAT_BUCKETS,
+				      STELLAR_LAT_MIN_SHIFT,
+				      lat.seg[seg].sum_ns))
+			return;
+	for (b = 0; b < lat.nr_paths; b++)
+		if (mon_add_histogram(snap, mon_family_path_rtt, dev, NULL,
+				      (int)lat.path_index[b], 0,
+				      lat.path_rtt[b].bucket,
+				      STELLAR_LAT_BUCKETS,
+				      STELLAR_LAT_MIN_SHIFT,
+				      lat.path_rtt[b].sum_ns))
+			return;
+	for (b = 0; b < lat.nr_bursts; b++) {
+		s = mon_add(snap, mon_family_path_bursts, dev, 1);
+		if (!s)
+			return;
+		s->path = lat.burst[b].path;
+		s->value = lat.burst[b].count;
+	}
+}
+
+/* Devices whose latency and path RTTs are read, at most. */
 #define MON_LATENCY_DEVICES 16
 
-/* Add the per-path smoothed RTTs of every device (port 1) to @snap. */
+/*
+ * Add the latency histograms, microbursts and per-path smoothed RTTs of
+ * every device to @snap.
+ */
 static void collect_latency(struct monitor *m, struct mon_snapshot *snap)
 {
 	static struct stellar_spray_info info;
@@ -66,8 +107,10 @@ static void collect_latency(struct monitor *m, struct mon_snapshot *snap)
 	if (!nd || access(m->module_dir, F_OK) || stellar_nl_open(&nl))
 		return;
 	for (d = 0; d < nd; d++) {
-		if ((m->device && strcmp(m->device, devs[d])) ||
-		    stellar_query_spray(&nl, devs[d], &info, &status))
+		if (m->device && strcmp(m->device, devs[d]))
+			continue;
+		collect_device_latency(&nl, devs[d], snap);
+		if (stellar_query_spray(&nl, devs[d], &info, &status))
 			continue;
 		for (p = 0; p < info.nr_paths; p++) {
 			if (!info.path[p].srtt_us)

@@ -130,6 +130,29 @@ expect_usage "^stellar-tool: cdi: unexpected argument 'stellar0'$" -- \
 expect 1 stderr "^stellar-tool: cdi: no device 'no-such-dev0' with a uverbs node$|is ib_uverbs loaded\?\)$" -- \
 	cdi --device no-such-dev0 --output -
 
+# Latency telemetry and top.
+for cmd in latency top; do
+	expect 0 stdout "^  stellar-tool \[-j\] $cmd" -- "$cmd" --help
+done
+expect 0 stdout '^  latency \[--device NAME \[--qp N\]\] +Show latency percentiles' -- --help
+expect 0 stdout '^  -n COUNT ' -- top --help
+expect 0 stdout '^  -d SECONDS ' -- top --help
+expect_usage "^stellar-tool: latency: --qp needs --device$" -- latency --qp 3
+expect_usage "^stellar-tool: latency: unexpected argument 'stellar0'$" -- \
+	latency stellar0
+expect_usage "^stellar-tool: top: -d: '0.05' is not a number of seconds" -- \
+	top -d 0.05
+expect_usage "^stellar-tool: top: -d: '1.2345' is not a number of seconds" -- \
+	top -d 1.2345
+expect_usage "^stellar-tool: top: -d: 'x' is not a number of seconds" -- \
+	top -d x
+expect_usage "^stellar-tool: top: -n must be at least 1$" -- top -n 0
+expect_usage "^stellar-tool: top: --count: 'many' is not a whole number" -- \
+	top -n many
+expect_usage "^stellar-tool: top: no JSON output" -- top -j -n 1
+expect_usage "^stellar-tool: top: unexpected argument 'stellar0'$" -- \
+	top stellar0
+
 NOT_LOADED="^stellar-tool: the virtio_stellar kernel module is not loaded \(generic netlink family 'stellar' not found\)$"
 if [ -d /sys/module/virtio_stellar ]; then
 	echo "NOTE: virtio_stellar is loaded: checked the unknown-device report instead of the not-loaded one"
@@ -143,12 +166,16 @@ if [ -d /sys/module/virtio_stellar ]; then
 		qps --device no-such-dev0
 	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
 		ooo-monitor --device no-such-dev0 --count 1
+	expect 1 stderr "^stellar-tool: no such stellar device 'no-such-dev0'$" -- \
+		latency --device no-such-dev0
 else
 	for args in "status" "-j status" "status --device s0" "params" \
 		    "stats --device s0" "set --device s0 --spray-paths 2" \
 		    "qps --device s0" "qps --device s0 --qp 3" \
 		    "paths" "ooo-monitor --device s0 --count 1" \
-		    "set-qp --device s0 --qp 17 --spray-paths 2"; do
+		    "set-qp --device s0 --qp 17 --spray-paths 2" \
+		    "latency" "latency --device s0 --qp 3" "top -n 1" \
+		    "top -n 2 -d 0.1 --device s0"; do
 		# shellcheck disable=SC2086
 		expect 1 stderr "$NOT_LOADED" -- $args
 	done

@@ -92,7 +92,9 @@ check_not "--device stellar1 shows stellar0" grep -q 'device="stellar0"' "$TMP/o
 check "--device stellar1" grep -q 'stellar_tx_bytes_total{device="stellar1",port="1"} 7' "$TMP/one.prom"
 
 # The dashboard names only metrics the exporter emits.
-sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' "$TMP/all.prom" | sort -u >"$TMP/emitted"
+# A histogram's series are NAME_bucket, NAME_sum and NAME_count.
+sed -n -e 's/^# TYPE \([^ ]*\) histogram$/\1_bucket\n\1_sum\n\1_count/p' \
+	-e 's/^# TYPE \([^ ]*\) .*/\1/p' "$TMP/all.prom" | sort -u >"$TMP/emitted"
 DASH=$TOOLS/grafana/stellar.json
 jq -r '[.. | objects | (.expr?, .definition?, (.query? | if type == "object" then .query else empty end))
 	| strings] | .[]' "$DASH" >"$TMP/exprs" || fail "dashboard is not JSON"

@@ -254,6 +254,50 @@ static void test_srtt_and_json(void **state)
 	mon_snapshot_free(&snap);
 }
 
+/* A log2 histogram becomes cumulative _bucket series with le in seconds. */
+static void test_histogram(void **state)
+{
+	uint64_t bucket[4] = { 2, 0, 3, 1 };
+	struct mon_snapshot snap = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(mon_add_histogram(&snap, mon_family_latency,
+					   "stellar0", "network", -1, 6, bucket, 4,
+					   10, 5000000000ULL), 0);
+	assert_int_equal(mon_add_histogram(&snap, mon_family_latency,
+					   "stellar0", "queue", -1, 0, bucket, 4,
+					   10, 1500), 0);
+	assert_int_equal(mon_add_histogram(&snap, mon_family_path_rtt,
+					   "stellar0", NULL, 2, 0, bucket, 4,
+					   10, 7000), 0);
+	assert_int_equal(snap.nr, 18);
+	mon_sort(&snap);
+	fp = open_memstream(&text, &len);
+	mon_format_prometheus(fp, &snap, MON_LATENCY);
+	fclose(fp);
+	assert_line(text, "# TYPE stellar_latency_seconds histogram");
+	assert_line(text, "stellar_latency_seconds_bucket{device=\"stellar0\",segment=\"network\",le=\"1.024e-06\"} 2");
+	assert_line(text, "stellar_latency_seconds_bucket{device=\"stellar0\",segment=\"network\",le=\"2.048e-06\"} 2");
+	assert_line(text, "stellar_latency_seconds_bucket{device=\"stellar0\",segment=\"network\",le=\"4.096e-06\"} 5");
+	assert_line(text, "stellar_latency_seconds_bucket{device=\"stellar0\",segment=\"network\",le=\"+Inf\"} 6");
+	assert_line(text, "stellar_latency_seconds_sum{device=\"stellar0\",segment=\"network\"} 5");
+	assert_line(text, "stellar_latency_seconds_count{device=\"stellar0\",segment=\"network\"} 6");
+	assert_line(text, "stellar_latency_seconds_sum{device=\"stellar0\",segment=\"queue\"} 1.5e-06");
+	assert_line(text, "# TYPE stellar_path_rtt_seconds histogram");
+	assert_line(text, "stellar_path_rtt_seconds_bucket{device=\"stellar0\",path=\"2\",le=\"4.096e-06\"} 5");
+	assert_line(text, "stellar_path_rtt_seconds_count{device=\"stellar0\",path=\"2\"} 6");
+	/* queue (order 0) before network (order 6); +Inf, _sum, _count last */
+	assert_true(strstr(text, "segment=\"queue\"") <
+		    strstr(text, "segment=\"network\""));
+	assert_true(strstr(text, "network\",le=\"+Inf\"") <
+		    strstr(text, "stellar_latency_seconds_sum{device=\"stellar0\",segment=\"network\""));
+	free(text);
+	mon_snapshot_free(&snap);
+}
+
 static void test_sample_bound(void **state)
 {
 	struct mon_snapshot snap = { 0 };
@@ -322,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_groups_filter),
 		cmocka_unit_test(test_read_error),
 		cmocka_unit_test(test_srtt_and_json),
+		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_sample_bound),
 		cmocka_unit_test(test_http_route),
 	};
