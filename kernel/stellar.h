@@ -22,6 +22,7 @@
 #include "stellar-abi.h"
 #include "stellar_queue.h"
 #include "stellar-netlink.h"
+#include "stellar_limits.h"
 #include "stellar_spray_dev.h"
 
 #define STELLAR_DRV_NAME		"virtio_stellar"
@@ -141,6 +142,8 @@ struct stellar_pvdma_mr;
  *	STELLAR_MAX_MCAST_GRP (under @mcast_lock)
  * @num_mcast_attach: QP attachments over all groups, at most
  *	STELLAR_MAX_TOTAL_MCAST_QP_ATTACH (under @mcast_lock)
+ * @limits: the tenant limits: rate, QPs, MRs, pinned memory
+ *	(stellar_limits.h)
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -173,6 +176,7 @@ struct stellar_dev {
 	u32 mcast_seed;
 	u32 num_mcast_grps;
 	u32 num_mcast_attach;
+	struct stellar_limits limits;
 };
 
 struct stellar_ucontext {

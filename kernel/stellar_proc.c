@@ -5,6 +5,7 @@
  *   /proc/stellar/devices          one line per device
  *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
  *   /proc/stellar/<dev>/settings   the device's tunables
+ *   /proc/stellar/<dev>/limits     tenant limits: use against limit
  *   /proc/stellar/<dev>/qps        every QP with its transport counters
  *                                  (CAP_NET_ADMIN in the device's netns)
  *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c);
@@ -87,6 +88,37 @@ static int stellar_settings_show(struct seq_file *m, void *v)
 		   READ_ONCE(set->db_poll_interval));
 	seq_printf(m, "pin_mode: %s\n",
 		   stellar_pin_mode_name(READ_ONCE(set->pin_mode)));
+	return 0;
+}
+
+/* "name: used / limit", a limit of 0 being none. */
+static void stellar_limit_show(struct seq_file *m, const char *name, u64 used,
+			       u64 limit)
+{
+	if (limit)
+		seq_printf(m, "%s: %llu / %llu\n", name, used, limit);
+	else
+		seq_printf(m, "%s: %llu / unlimited\n", name, used);
+}
+
+static int stellar_limits_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev = m->private;
+	struct stellar_limit_set *set = &sdev->limits.set;
+
+	stellar_limit_show(m, "qps", stellar_read_counter(sdev, STELLAR_STAT_QPS),
+			   stellar_limit_max_qp(sdev));
+	stellar_limit_show(m, "mrs", stellar_read_counter(sdev, STELLAR_STAT_MRS),
+			   stellar_limit_max_mr(sdev));
+	stellar_limit_show(m, "pinned_bytes",
+			   stellar_read_counter(sdev, STELLAR_STAT_LIMIT_PINNED),
+			   READ_ONCE(set->max_pinned));
+	seq_printf(m, "rate_bytes: %llu\n", READ_ONCE(set->rate_bytes));
+	seq_printf(m, "rate_pkts: %llu\n", READ_ONCE(set->rate_pkts));
+	seq_printf(m, "tx_throttled: %llu\n",
+		   stellar_read_counter(sdev, STELLAR_STAT_TX_THROTTLED));
+	seq_printf(m, "limit_refused: %llu\n",
+		   stellar_read_counter(sdev, STELLAR_STAT_LIMIT_REFUSED));
 	return 0;
 }
 
@@ -199,6 +231,9 @@ void stellar_proc_add_dev(struct stellar_dev *sdev)
 		goto fail;
 	if (!proc_create_single_data("settings", 0444, sdev->proc_dir,
 				     stellar_settings_show, sdev))
+		goto fail;
+	if (!proc_create_single_data("limits", 0444, sdev->proc_dir,
+				     stellar_limits_show, sdev))
 		goto fail;
 	if (!proc_create_data("qps", 0400, sdev->proc_dir,
 			      &stellar_qps_proc_ops, sdev))
