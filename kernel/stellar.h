@@ -542,6 +542,8 @@ int stellar_proc_init(void);
 void stellar_proc_exit(void);
 void stellar_proc_add_dev(struct stellar_dev *sdev);
 void stellar_proc_del_dev(struct stellar_dev *sdev);
+bool stellar_proc_may_see_dev(const struct file *file,
+			      struct stellar_dev *sdev);
 bool stellar_proc_may_see_qps(const struct file *file,
 			      struct stellar_dev *sdev);
 const char *stellar_stat_name(enum stellar_genl_stat stat);
