@@ -22,6 +22,7 @@
 #include "stellar-abi.h"
 #include "stellar_queue.h"
 #include "stellar-netlink.h"
+#include "stellar_limits.h"
 #include "stellar_spray_dev.h"
 
 #define STELLAR_DRV_NAME		"virtio_stellar"
@@ -143,6 +144,8 @@ struct stellar_lat_dev;
  *	STELLAR_MAX_MCAST_GRP (under @mcast_lock)
  * @num_mcast_attach: QP attachments over all groups, at most
  *	STELLAR_MAX_TOTAL_MCAST_QP_ATTACH (under @mcast_lock)
+ * @limits: the tenant limits: rate, QPs, MRs, pinned memory
+ *	(stellar_limits.h)
  */
 struct stellar_dev {
 	struct ib_device ibdev;
@@ -176,6 +179,7 @@ struct stellar_dev {
 	u32 mcast_seed;
 	u32 num_mcast_grps;
 	u32 num_mcast_attach;
+	struct stellar_limits limits;
 };
 
 struct stellar_ucontext {
@@ -541,6 +545,8 @@ int stellar_proc_init(void);
 void stellar_proc_exit(void);
 void stellar_proc_add_dev(struct stellar_dev *sdev);
 void stellar_proc_del_dev(struct stellar_dev *sdev);
+bool stellar_proc_may_see_dev(const struct file *file,
+			      struct stellar_dev *sdev);
 bool stellar_proc_may_see_qps(const struct file *file,
 			      struct stellar_dev *sdev);
 const char *stellar_stat_name(enum stellar_genl_stat stat);

@@ -83,7 +83,8 @@ static bool stellar_ndev_taken(struct net_device *ndev)
  * @sdev: device
  * @stat: which counter
  *
- * The receive backlog gauges are device-wide atomics, not per-CPU.
+ * The gauges (receive backlog, objects counted against the limits) are
+ * device-wide atomics, not per-CPU.
  *
  * Return: the counter's value.
  */
@@ -96,6 +97,12 @@ u64 stellar_read_counter(struct stellar_dev *sdev, enum stellar_genl_stat stat)
 		return atomic_long_read(&sdev->rx_queued);
 	if (stat == STELLAR_STAT_RX_QUEUED_MAX)
 		return atomic_long_read(&sdev->rx_queued_max);
+	if (stat == STELLAR_STAT_QPS)
+		return atomic_read(&sdev->limits.num_qps);
+	if (stat == STELLAR_STAT_MRS)
+		return atomic_read(&sdev->limits.num_mrs);
+	if (stat == STELLAR_STAT_LIMIT_PINNED)
+		return atomic64_read(&sdev->limits.pinned);
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(sdev->counters, cpu)->val[stat]);
 	return sum;
@@ -155,6 +162,7 @@ void stellar_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->mrs));
 	WARN_ON(!xa_empty(&sdev->ahs));
 	WARN_ON(!xa_empty(&sdev->srqs));
+	stellar_limits_fini(&sdev->limits);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->ahs);
@@ -224,6 +232,8 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	sdev = ib_alloc_device(stellar_dev, ibdev);
 	if (!sdev)
 		return NULL;
+	/* First: stellar_dealloc_driver() stops its timer on every path. */
+	stellar_limits_init(&sdev->limits);
 	sdev->counters = alloc_percpu(struct stellar_counters);
 	sdev->lat = stellar_lat_dev_alloc();
 	if (!sdev->counters || !sdev->lat) {

@@ -48,7 +48,10 @@ struct stellar_hw_counter {
 #define HW_PVDMA(stat, name)	{ STELLAR_HW_PVDMA, STELLAR_PVDMA_##stat, name }
 #define HW_EMTT(stat, name)	{ STELLAR_HW_EMTT, STELLAR_EMTT_##stat, name }
 
-/* The table; memory counters last (the device's view starts there). */
+/*
+ * The table; memory and object counters last (the device's view starts
+ * at the first memory counter).
+ */
 static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_DEV(TX_PACKETS), HW_DEV(TX_BYTES),
 	HW_DEV(RX_PACKETS), HW_DEV(RX_BYTES),
@@ -63,6 +66,7 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_DEV(RX_DROP_QUEUE_FULL),
 	HW_DEV(RX_QUEUED_BYTES), HW_DEV(RX_QUEUED_MAX),
 	HW_DEV(RX_MCAST_PACKETS),
+	HW_DEV(TX_THROTTLED), HW_DEV(LIMIT_REFUSED),
 	HW_SPRAY(QPS, "spray_qps"),
 	HW_SPRAY(PACKETS, "spray_packets"),
 	HW_SPRAY(BYTES, "spray_bytes"),
@@ -93,6 +97,8 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_EMTT(FILLS, "emtt_fills"),
 	HW_EMTT(EVICTIONS, "emtt_evictions"),
 	HW_EMTT(INVALIDATIONS, "emtt_invalidations"),
+	/* What the device's limits count: device-wide, as memory is. */
+	HW_DEV(QPS), HW_DEV(MRS), HW_DEV(LIMIT_PINNED),
 };
 
 #define STELLAR_HW_NUM		ARRAY_SIZE(stellar_hw_counters)

@@ -68,6 +68,8 @@ int stellar_pvdma_stats_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
+		if (!stellar_proc_may_see_dev(m->file, sdev))
+			continue;
 		if (!first)
 			seq_putc(m, '\n');
 		first = false;
@@ -102,6 +104,8 @@ int stellar_emtt_stats_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
+		if (!stellar_proc_may_see_dev(m->file, sdev))
+			continue;
 		if (!first)
 			seq_putc(m, '\n');
 		first = false;

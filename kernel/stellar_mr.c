@@ -43,24 +43,32 @@ static u32 stellar_key_new(u32 index)
 /*
  * Give @mr a key and make it visible.  The index is reserved first so
  * that everything a copy may use is set before the MR can be found.
+ * Return: 0, or -ENOMEM beyond the device's max_mr.
  */
 static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 {
 	u32 index;
 	int ret;
 
+	ret = stellar_limit_mr_get(sdev);
+	if (ret)
+		return ret;
 	ret = xa_alloc_irq(&sdev->mrs, &index, NULL,
 			   XA_LIMIT(1, STELLAR_MR_INDEX_MAX), GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		stellar_limit_mr_put(sdev);
 		return ret == -EBUSY ? -ENOMEM : ret;
+	}
 	mr->ibmr.lkey = stellar_key_new(index);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	if (mr->pvdma)
 		stellar_pvdma_set_owner(mr->pvdma, mr->ibmr.lkey, mr->ibmr.pd,
 					mr->access, mr->iova);
 	ret = xa_err(xa_store_irq(&sdev->mrs, index, mr, GFP_KERNEL));
-	if (ret)
+	if (ret) {
 		xa_erase_irq(&sdev->mrs, index);
+		stellar_limit_mr_put(sdev);
+	}
 	return ret;
 }
 
@@ -207,6 +215,7 @@ int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (mr->pvdma)
 		stellar_pvdma_dereg(sdev, mr->pvdma);
 	xa_erase_irq(&sdev->mrs, index);
+	stellar_limit_mr_put(sdev);
 	kfree(mr->pages);
 	/* stellar_mr_get() may still be looking at ref under RCU. */
 	kfree_rcu(mr, rcu);

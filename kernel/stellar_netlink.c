@@ -27,6 +27,18 @@ static struct netlink_range_validation stellar_db_poll_range = {
 	.max = STELLAR_DB_POLL_INTERVAL_MAX,
 };
 
+static struct netlink_range_validation stellar_rate_range = {
+	.min = 0, .max = STELLAR_TBF_RATE_MAX,
+};
+
+static struct netlink_range_validation stellar_max_qp_range = {
+	.min = 0, .max = STELLAR_MAX_QP,
+};
+
+static struct netlink_range_validation stellar_max_mr_range = {
+	.min = 0, .max = STELLAR_MAX_MR,
+};
+
 /* Out-of-range settings are refused by the policy, with an extack. */
 static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
@@ -41,6 +53,15 @@ static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_db_poll_range),
 	[STELLAR_ATTR_QPN] = { .type = NLA_U32 },
 	[STELLAR_ATTR_PIN_MODE] = NLA_POLICY_MAX(NLA_U32, STELLAR_PIN_MODE_MAX),
+	[STELLAR_ATTR_RATE_BYTES] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &stellar_rate_range),
+	[STELLAR_ATTR_RATE_PKTS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &stellar_rate_range),
+	[STELLAR_ATTR_MAX_QP] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_max_qp_range),
+	[STELLAR_ATTR_MAX_MR] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_max_mr_range),
+	[STELLAR_ATTR_MAX_PINNED] = { .type = NLA_U64 },
 };
 
 static struct genl_family stellar_genl_family;
@@ -57,6 +78,21 @@ static int stellar_put_settings(struct sk_buff *skb,
 	    nla_put_u32(skb, STELLAR_ATTR_DB_POLL_INTERVAL,
 			READ_ONCE(set->db_poll_interval)) ||
 	    nla_put_u32(skb, STELLAR_ATTR_PIN_MODE, READ_ONCE(set->pin_mode)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int stellar_put_limits(struct sk_buff *skb,
+			      const struct stellar_limit_set *set)
+{
+	if (nla_put_u64_64bit(skb, STELLAR_ATTR_RATE_BYTES,
+			      READ_ONCE(set->rate_bytes), STELLAR_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, STELLAR_ATTR_RATE_PKTS,
+			      READ_ONCE(set->rate_pkts), STELLAR_ATTR_PAD) ||
+	    nla_put_u32(skb, STELLAR_ATTR_MAX_QP, READ_ONCE(set->max_qp)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_MAX_MR, READ_ONCE(set->max_mr)) ||
+	    nla_put_u64_64bit(skb, STELLAR_ATTR_MAX_PINNED,
+			      READ_ONCE(set->max_pinned), STELLAR_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -96,6 +132,7 @@ static int stellar_put_dev(struct sk_buff *skb, struct stellar_dev *sdev)
 	    nla_put_u32(skb, STELLAR_ATTR_MTU, mtu))
 		return -EMSGSIZE;
 	if (stellar_put_settings(skb, &sdev->settings) ||
+	    stellar_put_limits(skb, &sdev->limits.set) ||
 	    stellar_put_mem_stats(skb, sdev))
 		return -EMSGSIZE;
 	return stellar_put_stats(skb, sdev);
@@ -188,6 +225,36 @@ static void stellar_set_u32(struct nlattr *attr, u32 *setting)
 		WRITE_ONCE(*setting, nla_get_u32(attr));
 }
 
+/* The tenant limits a SET_DEV request changes, if any. */
+static void stellar_set_limits(struct stellar_dev *sdev, struct nlattr **tb)
+{
+	struct stellar_limit_set set = {};
+	u32 mask = 0;
+
+	if (tb[STELLAR_ATTR_RATE_BYTES]) {
+		set.rate_bytes = nla_get_u64(tb[STELLAR_ATTR_RATE_BYTES]);
+		mask |= STELLAR_LIMIT_RATE_BYTES;
+	}
+	if (tb[STELLAR_ATTR_RATE_PKTS]) {
+		set.rate_pkts = nla_get_u64(tb[STELLAR_ATTR_RATE_PKTS]);
+		mask |= STELLAR_LIMIT_RATE_PKTS;
+	}
+	if (tb[STELLAR_ATTR_MAX_QP]) {
+		set.max_qp = nla_get_u32(tb[STELLAR_ATTR_MAX_QP]);
+		mask |= STELLAR_LIMIT_MAX_QP;
+	}
+	if (tb[STELLAR_ATTR_MAX_MR]) {
+		set.max_mr = nla_get_u32(tb[STELLAR_ATTR_MAX_MR]);
+		mask |= STELLAR_LIMIT_MAX_MR;
+	}
+	if (tb[STELLAR_ATTR_MAX_PINNED]) {
+		set.max_pinned = nla_get_u64(tb[STELLAR_ATTR_MAX_PINNED]);
+		mask |= STELLAR_LIMIT_MAX_PINNED;
+	}
+	if (mask)
+		stellar_limits_apply(sdev, &set, mask);
+}
+
 static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stellar_dev *sdev = stellar_genl_dev(info);
@@ -205,6 +272,7 @@ static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
 	stellar_set_u32(tb[STELLAR_ATTR_DB_POLL_INTERVAL],
 			&set->db_poll_interval);
 	stellar_set_u32(tb[STELLAR_ATTR_PIN_MODE], &set->pin_mode);
+	stellar_set_limits(sdev, tb);
 	ret = stellar_emtt_resize(sdev);
 	if (ret)
 		NL_SET_ERR_MSG(info->extack, "no memory for the eMTT table");
@@ -454,8 +522,10 @@ static int stellar_dump_qp(struct sk_buff *skb, struct netlink_callback *cb)
  * CAP_NET_ADMIN there (GENL_UNS_ADMIN_PERM) is CAP_NET_ADMIN in the
  * device's: needed for per-QP detail (QP numbers and PSNs are what an
  * injected packet must match) and per-QP changes.  Device settings size
- * host memory (eMTT cache, receive buffers) and stay with the host's
- * administrator (GENL_ADMIN_PERM).
+ * host memory (eMTT cache, receive buffers) and the tenant limits restrain
+ * whoever uses the device, root of its namespace included: they stay with
+ * the host's administrator (GENL_ADMIN_PERM: CAP_NET_ADMIN in the initial
+ * user namespace).
  */
 static const struct genl_small_ops stellar_genl_ops[] = {
 	{

@@ -5,6 +5,7 @@
  *   /proc/stellar/devices          one line per device
  *   /proc/stellar/<dev>/stats      the device's counters, "name: value"
  *   /proc/stellar/<dev>/settings   the device's tunables
+ *   /proc/stellar/<dev>/limits     tenant limits: use against limit
  *   /proc/stellar/<dev>/qps        every QP with its transport counters
  *                                  (CAP_NET_ADMIN in the device's netns)
  *   /proc/stellar/spray_stats      packet spray, all devices (stellar_spray_dev.c);
@@ -12,11 +13,17 @@
  *   /proc/stellar/pvdma_stats      PVDMA, a section per device
  *   /proc/stellar/emtt_stats       eMTT, a section per device
  *
+ * /proc is not per network namespace: a process sees the devices of its
+ * own network namespace here, and the host's administrator every device
+ * (stellar_proc_may_see_dev()), so that one tenant does not read
+ * another's counters.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/nsproxy.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
@@ -46,19 +53,41 @@ static const char *stellar_port_state_name(enum ib_port_state state)
 	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
 }
 
+/**
+ * stellar_proc_may_see_dev() - may the reader of @file see a device here?
+ * @file: an open /proc/stellar file, read by the current task
+ * @sdev: the device
+ *
+ * A device of the reader's own network namespace, or any device for
+ * CAP_NET_ADMIN in the initial user namespace (the host's administrator,
+ * judged by the credentials the file was opened with).  A tenant - a
+ * process in a container's namespace - sees its own devices only.
+ *
+ * Return: true if the device's lines may be shown.
+ */
+bool stellar_proc_may_see_dev(const struct file *file,
+			      struct stellar_dev *sdev)
+{
+	return net_eq(dev_net(sdev->ndev), current->nsproxy->net_ns) ||
+	       file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN);
+}
+
 static int stellar_devices_show(struct seq_file *m, void *v)
 {
 	struct stellar_dev *sdev;
 
 	seq_puts(m, "device           netdev           port    mtu   spray_paths\n");
 	rcu_read_lock();
-	list_for_each_entry_rcu(sdev, &stellar_dev_list, list)
+	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
+		if (!stellar_proc_may_see_dev(m->file, sdev))
+			continue;
 		seq_printf(m, "%-16s %-16s %-7s %-5d %u\n",
 			   dev_name(&sdev->ibdev.dev),
 			   netdev_name(sdev->ndev),
 			   stellar_port_state_name(stellar_port_state(sdev)),
 			   ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu))),
 			   READ_ONCE(sdev->settings.spray_paths));
+	}
 	rcu_read_unlock();
 	return 0;
 }
@@ -87,6 +116,37 @@ static int stellar_settings_show(struct seq_file *m, void *v)
 		   READ_ONCE(set->db_poll_interval));
 	seq_printf(m, "pin_mode: %s\n",
 		   stellar_pin_mode_name(READ_ONCE(set->pin_mode)));
+	return 0;
+}
+
+/* "name: used / limit", a limit of 0 being none. */
+static void stellar_limit_show(struct seq_file *m, const char *name, u64 used,
+			       u64 limit)
+{
+	if (limit)
+		seq_printf(m, "%s: %llu / %llu\n", name, used, limit);
+	else
+		seq_printf(m, "%s: %llu / unlimited\n", name, used);
+}
+
+static int stellar_limits_show(struct seq_file *m, void *v)
+{
+	struct stellar_dev *sdev = m->private;
+	struct stellar_limit_set *set = &sdev->limits.set;
+
+	stellar_limit_show(m, "qps", stellar_read_counter(sdev, STELLAR_STAT_QPS),
+			   stellar_limit_max_qp(sdev));
+	stellar_limit_show(m, "mrs", stellar_read_counter(sdev, STELLAR_STAT_MRS),
+			   stellar_limit_max_mr(sdev));
+	stellar_limit_show(m, "pinned_bytes",
+			   stellar_read_counter(sdev, STELLAR_STAT_LIMIT_PINNED),
+			   READ_ONCE(set->max_pinned));
+	seq_printf(m, "rate_bytes: %llu\n", READ_ONCE(set->rate_bytes));
+	seq_printf(m, "rate_pkts: %llu\n", READ_ONCE(set->rate_pkts));
+	seq_printf(m, "tx_throttled: %llu\n",
+		   stellar_read_counter(sdev, STELLAR_STAT_TX_THROTTLED));
+	seq_printf(m, "limit_refused: %llu\n",
+		   stellar_read_counter(sdev, STELLAR_STAT_LIMIT_REFUSED));
 	return 0;
 }
 
@@ -173,6 +233,34 @@ static int stellar_qps_open(struct inode *inode, struct file *file)
 	return single_open(file, stellar_qps_show, sdev);
 }
 
+/*
+ * A device's own files (stats, settings, limits): the directory's data is
+ * the device, the file's the show function.
+ */
+static int stellar_dev_file_open(struct inode *inode, struct file *file)
+{
+	struct stellar_dev *sdev = proc_get_parent_data(inode);
+	int (*show)(struct seq_file *m, void *v) = pde_data(inode);
+
+	if (!stellar_proc_may_see_dev(file, sdev))
+		return -EPERM;
+	return single_open(file, show, sdev);
+}
+
+static const struct proc_ops stellar_dev_file_ops = {
+	.proc_open = stellar_dev_file_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static bool stellar_proc_dev_file(struct stellar_dev *sdev, const char *name,
+				  int (*show)(struct seq_file *m, void *v))
+{
+	return proc_create_data(name, 0444, sdev->proc_dir,
+				&stellar_dev_file_ops, show);
+}
+
 static const struct proc_ops stellar_qps_proc_ops = {
 	.proc_open = stellar_qps_open,
 	.proc_read = seq_read,
@@ -191,14 +279,13 @@ void stellar_proc_add_dev(struct stellar_dev *sdev)
 {
 	strscpy(sdev->proc_name, dev_name(&sdev->ibdev.dev),
 		sizeof(sdev->proc_name));
-	sdev->proc_dir = proc_mkdir(sdev->proc_name, stellar_proc_root);
+	sdev->proc_dir = proc_mkdir_data(sdev->proc_name, 0, stellar_proc_root,
+					 sdev);
 	if (!sdev->proc_dir)
 		goto fail;
-	if (!proc_create_single_data("stats", 0444, sdev->proc_dir,
-				     stellar_stats_show, sdev))
-		goto fail;
-	if (!proc_create_single_data("settings", 0444, sdev->proc_dir,
-				     stellar_settings_show, sdev))
+	if (!stellar_proc_dev_file(sdev, "stats", stellar_stats_show) ||
+	    !stellar_proc_dev_file(sdev, "settings", stellar_settings_show) ||
+	    !stellar_proc_dev_file(sdev, "limits", stellar_limits_show))
 		goto fail;
 	if (!proc_create_data("qps", 0400, sdev->proc_dir,
 			      &stellar_qps_proc_ops, sdev))

@@ -243,9 +243,13 @@ static void stellar_pvdma_account_latency(struct stellar_dev *sdev, u64 ns)
 	stellar_mem_count(sdev, bucket, 1);
 }
 
-/* Pin the pages of a chunk and describe them; charged to the owner. */
+/*
+ * Pin the pages of a chunk and describe them; charged to the owner's
+ * RLIMIT_MEMLOCK and to the device's max_pinned.
+ */
 static struct stellar_pvdma_chunk *
-stellar_pvdma_new_chunk(struct stellar_pvdma_mr *pm, unsigned long chunk_no)
+stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
+			unsigned long chunk_no)
 {
 	struct stellar_pvdma_chunk *chunk;
 	struct page **pages;
@@ -259,9 +263,12 @@ stellar_pvdma_new_chunk(struct stellar_pvdma_mr *pm, unsigned long chunk_no)
 	pages = kvmalloc_array(chunk->npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		goto err_chunk;
-	ret = stellar_pvdma_charge(pm, chunk->npages);
+	ret = stellar_limit_pin(sdev, (u64)chunk->npages << PAGE_SHIFT);
 	if (ret)
 		goto err_pages;
+	ret = stellar_pvdma_charge(pm, chunk->npages);
+	if (ret)
+		goto err_unlimit;
 	ret = stellar_pvdma_pin_pages(pm, chunk->first_addr, chunk->npages,
 				      pages);
 	if (ret)
@@ -278,6 +285,8 @@ stellar_pvdma_new_chunk(struct stellar_pvdma_mr *pm, unsigned long chunk_no)
 
 err_uncharge:
 	atomic64_sub(chunk->npages, &pm->mm->pinned_vm);
+err_unlimit:
+	stellar_limit_unpin(sdev, (u64)chunk->npages << PAGE_SHIFT);
 err_pages:
 	kvfree(pages);
 err_chunk:
@@ -285,9 +294,11 @@ err_chunk:
 	return ERR_PTR(ret);
 }
 
-static void stellar_pvdma_release_chunk(struct stellar_pvdma_mr *pm,
+static void stellar_pvdma_release_chunk(struct stellar_dev *sdev,
+					struct stellar_pvdma_mr *pm,
 					struct stellar_pvdma_chunk *chunk)
 {
+	stellar_limit_unpin(sdev, (u64)chunk->npages << PAGE_SHIFT);
 	if (chunk->pages) {
 		unpin_user_pages_dirty_lock(chunk->pages, chunk->npages,
 					    pm->writable);
@@ -356,7 +367,7 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 	if (*chunk)
 		goto out;
 	t0 = ktime_get_ns();
-	*chunk = stellar_pvdma_new_chunk(pm, chunk_no);
+	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
 	if (IS_ERR(*chunk)) {
 		ret = PTR_ERR(*chunk);
 		stellar_pvdma_pin_failed(sdev, ret);
@@ -364,7 +375,7 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 	}
 	ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk);
 	if (ret) {
-		stellar_pvdma_release_chunk(pm, *chunk);
+		stellar_pvdma_release_chunk(sdev, pm, *chunk);
 		goto out;
 	}
 	stellar_pvdma_account_latency(sdev, ktime_get_ns() - t0);
@@ -457,7 +468,7 @@ void stellar_pvdma_dereg(struct stellar_dev *sdev,
 		stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, -1);
 		stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
 				  -((s64)chunk->npages << PAGE_SHIFT));
-		stellar_pvdma_release_chunk(pm, chunk);
+		stellar_pvdma_release_chunk(sdev, pm, chunk);
 		cond_resched();
 	}
 	xa_destroy(&pm->chunks);

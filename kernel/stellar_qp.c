@@ -132,7 +132,8 @@ void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type)
 /*
  * Reserve a QPN for @qp.  The QP stays invisible to lookups until
  * stellar_publish_qpn(), so a creation that fails after this step frees
- * a QP no one else can hold.
+ * a QP no one else can hold.  Return: 0, or -ENOMEM beyond the device's
+ * max_qp (stellar_limits.c) or the module's.
  */
 static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 {
@@ -143,16 +144,29 @@ static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 		ret = xa_insert_irq(&sdev->qps, 1, NULL, GFP_KERNEL);
 		qpn = 1;
 	} else {
+		ret = stellar_limit_qp_get(sdev);
+		if (ret)
+			return ret;
 		ret = xa_alloc_cyclic_irq(&sdev->qps, &qpn, NULL,
 					  STELLAR_QPN_LIMIT, &sdev->next_qpn,
 					  GFP_KERNEL);
 		ret = ret < 0 ? ret : 0;
+		if (ret)
+			stellar_limit_qp_put(sdev);
 	}
 	/* -EBUSY: max_qp QPs exist (or the GSI QP does). */
 	if (ret)
 		return ret == -EBUSY ? -ENOMEM : ret;
 	qp->ibqp.qp_num = qpn;
 	return 0;
+}
+
+/* Give the QPN back, and the QP's place under the device's max_qp. */
+static void stellar_free_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
+{
+	xa_erase_irq(&sdev->qps, qp->ibqp.qp_num);
+	if (qp->ibqp.qp_type != IB_QPT_GSI)
+		stellar_limit_qp_put(sdev);
 }
 
 /* Make a fully created QP visible: the reserved slot needs no memory. */
@@ -256,7 +270,7 @@ int stellar_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	xa_erase_irq(&sdev->qps, ibqp->qp_num);
+	stellar_free_qpn(sdev, qp);
 err_xport:
 	stellar_xport_destroy(qp);
 err_rq:
@@ -483,7 +497,7 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->state_lock);
 
 	stellar_mcast_qp_destroy(qp);
-	xa_erase_irq(&sdev->qps, ibqp->qp_num);
+	stellar_free_qpn(sdev, qp);
 	stellar_qp_put(qp);
 	wait_for_completion(&qp->released);
 	stellar_xport_destroy(qp);

@@ -574,6 +574,16 @@ static u8 stellar_req_local_op(struct stellar_qp_xport *xp)
 	return ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 }
 
+/*
+ * The device's rate limit holds the requester back: it stops, and its
+ * work is queued again when there are tokens (stellar_limits.c).
+ */
+static bool stellar_req_held(struct stellar_qp_xport *xp)
+{
+	return stellar_rate_hold(&xp->sdev->limits, xp->qp->ibqp.qp_num,
+				 STELLAR_RATE_REQ);
+}
+
 /* In-flight PSNs leave no room for another packet. */
 static bool stellar_req_window_full(struct stellar_qp_xport *xp)
 {
@@ -614,7 +624,7 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 		break;
 	default:
 		while (xp->req_pkt < s->npkts && *budget &&
-		       !stellar_req_window_full(xp)) {
+		       !stellar_req_window_full(xp) && !stellar_req_held(xp)) {
 			status = stellar_req_send_data_pkt(xp, s);
 			if (status != IB_WC_SUCCESS)
 				return status;
@@ -708,7 +718,8 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 			xp->req_index++;
 			continue;
 		}
-		if (!stellar_req_fetch(xp, s) || stellar_req_must_wait(xp))
+		if (!stellar_req_fetch(xp, s) || stellar_req_must_wait(xp) ||
+		    stellar_req_held(xp))
 			break;
 		status = stellar_req_send_wqe(xp, s, &budget, &done);
 		if (status != IB_WC_SUCCESS) {

@@ -700,9 +700,17 @@ static int stellar_resp_res_pkt(struct stellar_qp_xport *xp,
 	return 0;
 }
 
+/* The device's rate limit holds the responses back (stellar_limits.c). */
+static bool stellar_resp_held(struct stellar_qp_xport *xp)
+{
+	return stellar_rate_hold(&xp->sdev->limits, xp->qp->ibqp.qp_num,
+				 STELLAR_RATE_RESP);
+}
+
 /*
  * Send up to @budget responses of @res, the oldest request with responses
- * to send.  Return: the packets it took from the budget.
+ * to send, fewer if the rate limit says so.  Return: the packets it took
+ * from the budget.
  */
 static u32 stellar_resp_send_res(struct stellar_qp_xport *xp,
 				 struct stellar_resp_res *res, u32 budget)
@@ -716,7 +724,8 @@ static u32 stellar_resp_send_res(struct stellar_qp_xport *xp,
 				     stellar_psn_add(res->first_psn, -1),
 				     res->msn - 1);
 	}
-	for (n = 0; n < budget && res->sent < res->npkts; n++) {
+	for (n = 0; n < budget && res->sent < res->npkts &&
+	     !stellar_resp_held(xp); n++) {
 		ret = stellar_resp_res_pkt(xp, res);
 		if (ret && ret != -ENOMEM) {
 			stellar_resp_error(xp,
@@ -755,6 +764,9 @@ static bool stellar_resp_stream(struct stellar_qp_xport *xp)
 		}
 		if (!budget)
 			return true;
+		/* Held back: the rate limit's timer queues the work again. */
+		if (stellar_resp_held(xp))
+			return false;
 		budget -= stellar_resp_send_res(xp, res, budget);
 	}
 	stellar_resp_flush_ack(xp);

@@ -420,7 +420,8 @@ int stellar_spray_dev_proc_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	rcu_read_lock();
 	list_for_each_entry_rcu(sdev, &stellar_dev_list, list) {
-		if (!ib_device_try_get(&sdev->ibdev))
+		if (!stellar_proc_may_see_dev(m->file, sdev) ||
+		    !ib_device_try_get(&sdev->ibdev))
 			continue;
 		rcu_read_unlock();
 		spray_show_dev(m, sdev, snap);

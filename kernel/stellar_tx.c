@@ -284,6 +284,10 @@ static u8 stellar_tx_tclass(const struct stellar_av *av,
  * @tp: the packet; its skb is consumed in every case
  * @sport: UDP source port
  *
+ * The packet counts against the device's rate limit, whatever it is; the
+ * senders that must wait for the limit asked stellar_rate_hold() before
+ * building it.
+ *
  * Return: 0, or a negative errno if the packet was dropped (no route,
  * congestion); the transport recovers from a drop as from a loss.
  */
@@ -296,6 +300,7 @@ int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 	int ret;
 
 	tp->skb = NULL;
+	stellar_rate_charge(&xp->sdev->limits, len);
 	if (av->network_type == RDMA_NETWORK_IPV4)
 		ret = stellar_tx_ipv4(xp, av, skb, sport, tclass);
 	else

@@ -41,7 +41,7 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = STELLAR_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_qp = STELLAR_MAX_QP;
+	attr->max_qp = stellar_limit_max_qp(to_sdev(ibdev));
 	attr->max_qp_wr = STELLAR_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
@@ -53,11 +53,11 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_sge_rd = STELLAR_MAX_SGE_RD;
 	attr->max_cq = STELLAR_MAX_CQ;
 	attr->max_cqe = STELLAR_MAX_CQE;
-	attr->max_mr = STELLAR_MAX_MR;
+	attr->max_mr = stellar_limit_max_mr(to_sdev(ibdev));
 	attr->max_pd = STELLAR_MAX_PD;
 	attr->max_qp_rd_atom = STELLAR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = STELLAR_MAX_RD_ATOM;
-	attr->max_res_rd_atom = STELLAR_MAX_RD_ATOM * STELLAR_MAX_QP;
+	attr->max_res_rd_atom = STELLAR_MAX_RD_ATOM * attr->max_qp;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = STELLAR_MAX_AH;
 	attr->max_srq = STELLAR_MAX_SRQ;

@@ -60,6 +60,15 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_LAT_BURST_US,	/* u32: microburst threshold, us */
 	STELLAR_ATTR_LAT_BURST,		/* nest of STELLAR_BURST_ATTR_*, repeated */
 	STELLAR_ATTR_LAT_PATH,		/* nest: a spray path's RTT histogram */
+	/*
+	 * Tenant limits of a device, 0: none (GET_DEV, SET_DEV; setting them
+	 * needs CAP_NET_ADMIN in the initial user namespace).
+	 */
+	STELLAR_ATTR_RATE_BYTES,	/* u64: transmit bytes per second */
+	STELLAR_ATTR_RATE_PKTS,		/* u64: transmit packets per second */
+	STELLAR_ATTR_MAX_QP,		/* u32: QPs, <= the module's max_qp */
+	STELLAR_ATTR_MAX_MR,		/* u32: MRs, <= the module's max_mr */
+	STELLAR_ATTR_MAX_PINNED,	/* u64: bytes PVDMA may hold pinned */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -107,6 +116,11 @@ enum stellar_genl_stat {
 	STELLAR_STAT_OUT_OF_ORDER,	/* packets that arrived ahead of a gap */
 	STELLAR_STAT_TIMEOUTS,		/* local ACK timeouts */
 	STELLAR_STAT_RX_MCAST_PACKETS,	/* for a multicast group joined here */
+	STELLAR_STAT_TX_THROTTLED,	/* senders held back by the rate limit */
+	STELLAR_STAT_QPS,		/* gauge: QPs (max_qp counts them) */
+	STELLAR_STAT_MRS,		/* gauge: MRs (max_mr counts them) */
+	STELLAR_STAT_LIMIT_PINNED,	/* gauge: pinned bytes (max_pinned) */
+	STELLAR_STAT_LIMIT_REFUSED,	/* QPs, MRs, pins refused by a limit */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -141,6 +155,11 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_OUT_OF_ORDER] = "out_of_order",			\
 	[STELLAR_STAT_TIMEOUTS] = "timeouts",				\
 	[STELLAR_STAT_RX_MCAST_PACKETS] = "rx_mcast_packets",		\
+	[STELLAR_STAT_TX_THROTTLED] = "tx_throttled",			\
+	[STELLAR_STAT_QPS] = "qps",					\
+	[STELLAR_STAT_MRS] = "mrs",					\
+	[STELLAR_STAT_LIMIT_PINNED] = "limit_pinned_bytes",		\
+	[STELLAR_STAT_LIMIT_REFUSED] = "limit_refused",			\
 }
 
 /*

@@ -95,4 +95,10 @@ static inline u32 stellar_crc32_le(u32 crc, const unsigned char *p, size_t len)
 	return crc;
 }
 
+/* The kernel's mul_u64_u64_div_u64(): @a * @b / @c, 128-bit product. */
+static inline u64 stellar_mul_div(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
+
 #endif /* STELLAR_USER_COMPAT_H */

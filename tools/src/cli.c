@@ -38,6 +38,43 @@ int stellar_parse_u32(const char *text, uint32_t *value)
 	return 0;
 }
 
+/**
+ * stellar_parse_size() - read a whole number with an optional suffix
+ * @text: digits, then nothing or one of K, M, G, T (powers of 1024)
+ * @value: the number, when valid
+ *
+ * Return: 0, or -1 when @text is not such a number below 2^64.
+ */
+int stellar_parse_size(const char *text, uint64_t *value)
+{
+	static const char suffixes[] = "KMGT";
+	uint64_t parsed = 0;
+	const char *p, *s;
+	unsigned int shift = 0;
+
+	if (!text || !*text)
+		return -1;
+	for (p = text; *p >= '0' && *p <= '9'; p++) {
+		uint64_t digit = (uint64_t)(*p - '0');
+
+		if (parsed > (UINT64_MAX - digit) / 10)
+			return -1;
+		parsed = parsed * 10 + digit;
+	}
+	if (p == text)
+		return -1;
+	if (*p) {
+		s = strchr(suffixes, *p);
+		if (!s || p[1])
+			return -1;
+		shift = 10 * (unsigned int)(s - suffixes + 1);
+		if (parsed > (UINT64_MAX >> shift))
+			return -1;
+	}
+	*value = parsed << shift;
+	return 0;
+}
+
 /* Report what getopt_long() stopped at: unknown option or missing value. */
 static void report_getopt_error(int ret, char **argv, const char *where,
 				FILE *err)
@@ -166,12 +203,23 @@ static int take_setting(int setting, const char *text,
 {
 	const struct stellar_setting_desc *desc =
 		&stellar_setting_descs[setting];
+	uint32_t narrow;
 
-	if (stellar_parse_u32(text, &opts->settings.value[setting])) {
-		fprintf(err,
-			"stellar-tool: %s: --%s: '%s' is not a whole number between 0 and 4294967295\n",
-			cmd, desc->option, text);
-		return -1;
+	if (desc->wide) {
+		if (stellar_parse_size(text, &opts->settings.value[setting])) {
+			fprintf(err,
+				"stellar-tool: %s: --%s: '%s' is not a whole number, optionally followed by K, M, G or T\n",
+				cmd, desc->option, text);
+			return -1;
+		}
+	} else {
+		if (stellar_parse_u32(text, &narrow)) {
+			fprintf(err,
+				"stellar-tool: %s: --%s: '%s' is not a whole number between 0 and 4294967295\n",
+				cmd, desc->option, text);
+			return -1;
+		}
+		opts->settings.value[setting] = narrow;
 	}
 	opts->settings.present[setting] = true;
 	return 0;

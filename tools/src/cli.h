@@ -58,6 +58,7 @@ struct stellar_cmd_opts {
 };
 
 int stellar_parse_u32(const char *text, uint32_t *value);
+int stellar_parse_size(const char *text, uint64_t *value);
 int stellar_parse_global(int argc, char **argv,
 			 struct stellar_global_opts *opts, FILE *err);
 int stellar_parse_cmd(int argc, char **argv, unsigned int accepted,

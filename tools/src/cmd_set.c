@@ -23,11 +23,17 @@ static struct nl_msg *build_request(struct stellar_nl *nl,
 		return NULL;
 	if (nla_put_string(msg, STELLAR_ATTR_DEV_NAME, opts->dev_name))
 		goto fail;
-	for (i = 0; i < STELLAR_SETTING_COUNT; i++)
-		if (opts->settings.present[i] &&
-		    nla_put_u32(msg, stellar_setting_descs[i].attr,
-				opts->settings.value[i]))
+	for (i = 0; i < STELLAR_SETTING_COUNT; i++) {
+		const struct stellar_setting_desc *desc =
+			&stellar_setting_descs[i];
+		uint64_t value = opts->settings.value[i];
+
+		if (!opts->settings.present[i])
+			continue;
+		if (desc->wide ? nla_put_u64(msg, desc->attr, value) :
+				 nla_put_u32(msg, desc->attr, (uint32_t)value))
 			goto fail;
+	}
 	return msg;
 fail:
 	nlmsg_free(msg);

@@ -52,6 +52,44 @@ const struct stellar_setting_desc stellar_setting_descs[STELLAR_SETTING_COUNT] =
 		.metavar = "0|1",
 		.meaning = "new user MRs pin on first access (0) or at registration (1)",
 	},
+	[STELLAR_SETTING_RATE_BYTES] = {
+		.attr = STELLAR_ATTR_RATE_BYTES,
+		.wide = true,
+		.name = "rate_bytes",
+		.option = "rate-bytes",
+		.metavar = "BYTES",
+		.meaning = "transmit limit, bytes per second (0: no limit)",
+	},
+	[STELLAR_SETTING_RATE_PKTS] = {
+		.attr = STELLAR_ATTR_RATE_PKTS,
+		.wide = true,
+		.name = "rate_pkts",
+		.option = "rate-pkts",
+		.metavar = "N",
+		.meaning = "transmit limit, packets per second (0: no limit)",
+	},
+	[STELLAR_SETTING_MAX_QP] = {
+		.attr = STELLAR_ATTR_MAX_QP,
+		.name = "max_qp",
+		.option = "max-qp",
+		.metavar = "N",
+		.meaning = "QPs the device allows (0: the module's limit)",
+	},
+	[STELLAR_SETTING_MAX_MR] = {
+		.attr = STELLAR_ATTR_MAX_MR,
+		.name = "max_mr",
+		.option = "max-mr",
+		.metavar = "N",
+		.meaning = "MRs the device allows (0: the module's limit)",
+	},
+	[STELLAR_SETTING_MAX_PINNED] = {
+		.attr = STELLAR_ATTR_MAX_PINNED,
+		.wide = true,
+		.name = "max_pinned",
+		.option = "max-pinned",
+		.metavar = "BYTES",
+		.meaning = "user memory the device may pin (0: no limit)",
+	},
 };
 
 /* Same names as /proc/stellar/<dev>/stats. */
@@ -111,6 +149,11 @@ static struct nla_policy attr_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_PIN_MODE] = { .type = NLA_U32 },
 	[STELLAR_ATTR_PVDMA_STATS] = { .type = NLA_NESTED },
 	[STELLAR_ATTR_EMTT_STATS] = { .type = NLA_NESTED },
+	[STELLAR_ATTR_RATE_BYTES] = { .type = NLA_U64 },
+	[STELLAR_ATTR_RATE_PKTS] = { .type = NLA_U64 },
+	[STELLAR_ATTR_MAX_QP] = { .type = NLA_U32 },
+	[STELLAR_ATTR_MAX_MR] = { .type = NLA_U32 },
+	[STELLAR_ATTR_MAX_PINNED] = { .type = NLA_U64 },
 };
 
 /**
@@ -137,10 +180,17 @@ int stellar_decode_settings(struct nlattr **tb,
 	int i;
 
 	for (i = 0; i < STELLAR_SETTING_COUNT; i++) {
-		struct nlattr *attr = tb[stellar_setting_descs[i].attr];
+		const struct stellar_setting_desc *desc =
+			&stellar_setting_descs[i];
+		struct nlattr *attr = tb[desc->attr];
 
 		settings->present[i] = attr != NULL;
-		settings->value[i] = attr ? nla_get_u32(attr) : 0;
+		if (!attr)
+			settings->value[i] = 0;
+		else if (desc->wide)
+			settings->value[i] = nla_get_u64(attr);
+		else
+			settings->value[i] = nla_get_u32(attr);
 	}
 	return 0;
 }

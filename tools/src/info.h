@@ -19,18 +19,27 @@ struct nl_msg;
 /* Buffer size for ib_device and netdev names (IB_DEVICE_NAME_MAX). */
 #define STELLAR_NAME_LEN 64
 
-/* The tunables a device has; the same four are the module defaults. */
+/*
+ * The tunables a device has; those up to PIN_MODE are also the module
+ * defaults, the rest are the device's tenant limits (0: none).
+ */
 enum stellar_setting {
 	STELLAR_SETTING_RX_BUF_SIZE,
 	STELLAR_SETTING_SPRAY_PATHS,
 	STELLAR_SETTING_EMTT_CACHE_SIZE,
 	STELLAR_SETTING_DB_POLL_INTERVAL,
 	STELLAR_SETTING_PIN_MODE,
+	STELLAR_SETTING_RATE_BYTES,
+	STELLAR_SETTING_RATE_PKTS,
+	STELLAR_SETTING_MAX_QP,
+	STELLAR_SETTING_MAX_MR,
+	STELLAR_SETTING_MAX_PINNED,
 	STELLAR_SETTING_COUNT,
 };
 
 struct stellar_setting_desc {
 	int attr;		/* STELLAR_ATTR_* that carries the value */
+	bool wide;		/* a u64 attribute; the value may take K/M/G/T */
 	const char *name;	/* output key, as the module parameter */
 	const char *option;	/* long option of "set" */
 	const char *metavar;	/* placeholder for the value in usage */
@@ -41,7 +50,7 @@ extern const struct stellar_setting_desc
 	stellar_setting_descs[STELLAR_SETTING_COUNT];
 
 struct stellar_settings {
-	uint32_t value[STELLAR_SETTING_COUNT];
+	uint64_t value[STELLAR_SETTING_COUNT];
 	bool present[STELLAR_SETTING_COUNT];
 };
 

@@ -75,7 +75,9 @@ static void print_usage(FILE *fp)
 			 commands[i]->synopsis);
 		fprintf(fp, "  %-29s %s\n", head, commands[i]->summary);
 	}
-	fputs("\nSettings (for set; the kernel checks the ranges):\n", fp);
+	fputs("\nSettings (for set; the kernel checks the ranges; the values of\n"
+	      "--rate-bytes, --rate-pkts and --max-pinned may end in K, M, G or T,\n"
+	      "powers of 1024):\n", fp);
 	print_settings_help(fp);
 	fputs("\nRun 'stellar-tool COMMAND --help' for one command.\n"
 	      "Exit status: 0 success, 1 failure, 2 bad usage.\n", fp);

@@ -361,6 +361,63 @@ static void test_cmd_parse_is_repeatable(void **state)
 	assert_string_equal(opts.dev_name, "b");
 }
 
+static void test_size_suffixes(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(stellar_parse_size("0", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(stellar_parse_size("100M", &v), 0);
+	assert_true(v == 100ULL << 20);
+	assert_int_equal(stellar_parse_size("1G", &v), 0);
+	assert_true(v == 1ULL << 30);
+	assert_int_equal(stellar_parse_size("3K", &v), 0);
+	assert_true(v == 3072);
+	assert_int_equal(stellar_parse_size("2T", &v), 0);
+	assert_true(v == 2ULL << 40);
+	assert_int_equal(stellar_parse_size("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	v = 7;
+	assert_int_equal(stellar_parse_size("18446744073709551616", &v), -1);
+	assert_int_equal(stellar_parse_size("16777216T", &v), -1);
+	assert_int_equal(stellar_parse_size("", &v), -1);
+	assert_int_equal(stellar_parse_size("M", &v), -1);
+	assert_int_equal(stellar_parse_size("1MB", &v), -1);
+	assert_int_equal(stellar_parse_size("1m", &v), -1);
+	assert_int_equal(stellar_parse_size("-1", &v), -1);
+	assert_true(v == 7);
+}
+
+static void test_cmd_limits(void **state)
+{
+	char *argv[] = { "set", "--device", "stellar0", "--rate-bytes", "100M",
+			 "--rate-pkts", "0", "--max-qp", "64", "--max-mr",
+			 "128", "--max-pinned", "1G", NULL };
+	char *bad[] = { "set", "--max-qp", "64K", NULL };
+	struct stellar_cmd_opts opts;
+
+	assert_int_equal(stellar_parse_cmd(ARGC(argv), argv,
+					   STELLAR_OPT_DEVICE |
+					   STELLAR_OPT_SETTINGS,
+					   &opts, capture(state)), 0);
+	assert_int_equal(stellar_settings_given(&opts.settings), 5);
+	assert_true(opts.settings.value[STELLAR_SETTING_RATE_BYTES] ==
+		    100ULL << 20);
+	assert_true(opts.settings.present[STELLAR_SETTING_RATE_PKTS]);
+	assert_true(opts.settings.value[STELLAR_SETTING_RATE_PKTS] == 0);
+	assert_true(opts.settings.value[STELLAR_SETTING_MAX_QP] == 64);
+	assert_true(opts.settings.value[STELLAR_SETTING_MAX_MR] == 128);
+	assert_true(opts.settings.value[STELLAR_SETTING_MAX_PINNED] ==
+		    1ULL << 30);
+	/* the counts take no suffix */
+	assert_int_equal(stellar_parse_cmd(ARGC(bad), bad,
+					   STELLAR_OPT_SETTINGS, &opts,
+					   capture(state)), -1);
+	assert_string_equal(captured_text(state),
+			    "stellar-tool: set: --max-qp: '64K' is not a whole number between 0 and 4294967295\n");
+}
+
 #define CAPTURED_TEST(fn) \
 	cmocka_unit_test_setup_teardown(fn, open_capture, close_capture)
 
@@ -369,6 +426,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u32_accepts_decimal),
 		cmocka_unit_test(test_u32_rejects_other_text),
+		cmocka_unit_test(test_size_suffixes),
 		CAPTURED_TEST(test_global_finds_command),
 		CAPTURED_TEST(test_global_long_options),
 		CAPTURED_TEST(test_global_without_command),
@@ -386,6 +444,7 @@ int main(void)
 		CAPTURED_TEST(test_cmd_settings),
 		CAPTURED_TEST(test_cmd_setting_last_wins),
 		CAPTURED_TEST(test_cmd_setting_bad_number),
+		CAPTURED_TEST(test_cmd_limits),
 		CAPTURED_TEST(test_cmd_unknown_short_option),
 		CAPTURED_TEST(test_cmd_parse_is_repeatable),
 	};

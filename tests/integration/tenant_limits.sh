@@ -1,0 +1,407 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Tenant limits (Documentation/deployment.rst, "Tenants"): tenants A and
+# B are stellarA and stellarB, each moved with its veth into its own
+# network namespace (tA, tB; rdma netns mode exclusive); both talk to
+# stellarS in tS.  The three veths meet on one bridge in one VM: a netdev
+# carries one stellar device, so the tenants share the bridge, the server
+# device and the VM's CPU rather than one netdev.
+#   - objects: with max-qp 8, max-mr 6 and max-pinned 4 MiB on stellarA,
+#     ibv_devinfo in tA reports max_qp 8 and max_mr 6, QP and MR floods
+#     stop there with ENOMEM, and with pin-mode eager a 2 MiB registration
+#     passes and a 4 MiB one fails with ENOMEM; /proc/stellar/stellarA/
+#     limits and stellar-tool status show use against limit and
+#     limit_refused counts the refusals; 0 lifts the limits again;
+#   - only the host's administrator sets them: an unprivileged user and
+#     root of a new user namespace, both in tA, are refused;
+#   - rate: stellarA's transmit rate, from its tx_bytes while ib_write_bw
+#     runs, is within 20% of rate-bytes (20 MiB/s, or a quarter of its
+#     unlimited rate if the VM is slower) and tx_throttled grows; its
+#     tx_packets rate within 20% of rate-pkts (a quarter of its unlimited
+#     packet rate);
+#   - isolation: stellarB's ib_write_bw rate alone; beside an unlimited
+#     flood from stellarA the two together get less than 125% of it (they
+#     do share the VM, so a flood takes from the other tenant); with
+#     stellarA limited to a twentieth of it, stellarB's is within 20% of
+#     its rate alone and stellarA's within 20% of its limit;
+#   - visibility: while each tenant holds an MR, "rdma resource show
+#     qp|mr", "rdma statistic show", stellar-tool and, for a user there,
+#     /proc/stellar (devices, pvdma_stats, the device files) in each
+#     tenant's namespace show its own device only.
+# stellar-test: vms=1 timeout=1500 alone=yes
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+HELPERS=$STELLAR_REPO/tests/integration/helpers
+TOOL=$STELLAR_REPO/tools/stellar-tool
+UNPRIV="setpriv --reuid=4242 --regid=4242 --clear-groups --inh-caps=-all --bounding-set=-all"
+SERVER_IP=10.70.0.10
+# ib_write_bw runs this long; rates are sampled in its middle
+BW_SECONDS=25
+SAMPLE_SECONDS=8
+
+# tenant DEV NS IP: a veth from br0 into NS, stellar device DEV on it in NS.
+tenant() {
+	local dev=$1 ns=$2 ip=$3
+
+	ip netns add "$ns"
+	ip link add "v$ns" type veth peer name "b$ns"
+	ip link set "b$ns" master br0
+	ip link set "b$ns" up
+	rdma link add "$dev" type stellar netdev "v$ns"
+	ip link set "v$ns" netns "$ns"
+	rdma dev set "$dev" netns "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add "$ip/24" dev "v$ns"
+	ip -n "$ns" link set "v$ns" up
+	wait_for 10 udp_4791_bound "$ns"
+}
+
+# ns_gid NS DEV IPV4: index of the RoCE v2 GID of IPV4 on DEV in NS.
+ns_gid() {
+	local want a b c d
+
+	IFS=. read -r a b c d <<<"$3"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		"$a" "$b" "$c" "$d")
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$1" sh -c '
+		d=/sys/class/infiniband/$1/ports/1
+		for i in $(seq 100); do
+			for f in "$d"/gids/*; do
+				n=${f##*/}
+				[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
+				[ "$(cat "$d/gid_attrs/types/$n" 2>/dev/null)" = \
+					"RoCE v2" ] || continue
+				echo "$n"
+				exit 0
+			done
+			sleep 0.1
+		done
+		exit 1' sh "$2" "$want" ||
+		fail "no RoCE v2 GID for $3 on $2 in $1"
+}
+
+ns_tcp_listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+# devattr NS DEV NAME: attribute NAME of "ibv_devinfo -v" of DEV in NS.
+devattr() {
+	ip netns exec "$1" ibv_devinfo -v -d "$2" |
+		awk -v n="$3:" '$1 == n { print $2; exit }'
+}
+
+# setdev NS DEV ARGS...: stellar-tool set on DEV in NS, as root.
+setdev() {
+	local ns=$1 dev=$2
+
+	shift 2
+	assert_ok ip netns exec "$ns" "$TOOL" set --device "$dev" "$@"
+}
+
+# limit_line DEV NAME: the "NAME: used / limit" line of DEV's limits.
+limit_line() {
+	grep "^$2: " "/proc/stellar/$1/limits" ||
+		fail "no $2 in /proc/stellar/$1/limits"
+}
+
+# held NS DEV KIND: objects of KIND the kernel holds on DEV in NS.
+held() {
+	ip netns exec "$1" rdma resource show | awk -v d="$2:" -v k="$3" '
+		$2 == d { for (i = 3; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
+# flood NS DEV KIND COUNT: helpers/local_limits in NS; prints its output.
+flood() {
+	local out=$STELLAR_OUT/flood_$2_$3.log
+
+	ip netns exec "$1" /tmp/local_limits "$2" "$3" "$4" >"$out" 2>&1 ||
+		fail "local_limits $2 $3 exited with $?: $(cat "$out")"
+	cat "$out"
+}
+
+field() {
+	echo "$2" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# bw_start NAME NS DEV GID PORT: ib_write_bw for BW_SECONDS from DEV in NS
+# to stellarS; BW_PIDS[NAME] holds "server client".
+declare -A BW_PIDS HOLD
+bw_start() {
+	local name=$1 ns=$2 dev=$3 gid=$4 port=$5 srv
+
+	ip netns exec tS timeout $((BW_SECONDS + 180)) ib_write_bw \
+		-d stellarS -x "$GS" -p "$port" -D "$BW_SECONDS" \
+		>"$STELLAR_OUT/$name-server.log" 2>&1 &
+	srv=$!
+	wait_for 60 ns_tcp_listening tS "$port"
+	ip netns exec "$ns" timeout $((BW_SECONDS + 180)) ib_write_bw \
+		-d "$dev" -x "$gid" -p "$port" -D "$BW_SECONDS" "$SERVER_IP" \
+		>"$STELLAR_OUT/$name-client.log" 2>&1 &
+	BW_PIDS[$name]="$srv $!"
+}
+
+# bw_wait NAME: both ends of bw_start NAME exit 0.
+bw_wait() {
+	local pid rc dev
+
+	for pid in ${BW_PIDS[$1]}; do
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" = 0 ] || fail "$1: ib_write_bw exited with $rc:"$'\n'"$(tail -5 "$STELLAR_OUT/$1-server.log" "$STELLAR_OUT/$1-client.log")"
+	done
+	log "$1: ib_write_bw says $(perftest_result "$STELLAR_OUT/$1-client.log" | tr -s ' \t' ' ')"
+	for dev in stellarA stellarB stellarS; do
+		log "  $dev: $(grep -E '^(tx_packets|retransmits|timeouts|tx_throttled):' \
+			"/proc/stellar/$dev/stats" | tr '\n' ' ')"
+	done
+}
+
+# sent_more DEV BYTES: DEV's tx_bytes passed BYTES.
+sent_more() {
+	[ "$(stellar_stat "$1" tx_bytes)" -gt "$2" ]
+}
+
+# rates DEV...: bytes (or, with RATE_OF=tx_packets, packets) per second
+# each DEV sends over SAMPLE_SECONDS, in one window that starts 3 s after
+# every DEV began to send.
+RATE_OF=tx_bytes
+rates() {
+	local dev t0 t1 out=''
+	local -A b0
+
+	for dev in "$@"; do
+		wait_for 90 sent_more "$dev" $(($(stellar_stat "$dev" tx_bytes) + (64 << 10)))
+	done
+	sleep 3
+	t0=$(date +%s%N)
+	for dev in "$@"; do
+		b0[$dev]=$(stellar_stat "$dev" "$RATE_OF")
+	done
+	sleep "$SAMPLE_SECONDS"
+	t1=$(date +%s%N)
+	for dev in "$@"; do
+		out+="$(( ($(stellar_stat "$dev" "$RATE_OF") - b0[$dev]) * 1000000000 / (t1 - t0) )) "
+	done
+	echo "${out% }"
+}
+
+# within ACTUAL TARGET PERCENT: ACTUAL is within PERCENT% of TARGET.
+within() {
+	[ $(($1 * 100)) -ge $(($2 * (100 - $3))) ] &&
+		[ $(($1 * 100)) -le $(($2 * (100 + $3))) ]
+}
+
+# pinned_none DEV: DEV's registrations hold nothing pinned.
+pinned_none() {
+	[ "$(awk '$1 == "pinned_bytes:" { print $2 }' "/proc/stellar/$1/limits")" = 0 ]
+}
+
+mib() {
+	awk -v b="$1" 'BEGIN { printf "%.1f MiB/s", b / 1048576 }'
+}
+
+stellar_load
+rdma system set netns exclusive
+ip link add br0 type bridge
+ip link set br0 up
+tenant stellarA tA 10.70.0.1
+tenant stellarB tB 10.70.0.2
+tenant stellarS tS "$SERVER_IP"
+GA=$(ns_gid tA stellarA 10.70.0.1)
+GB=$(ns_gid tB stellarB 10.70.0.2)
+GS=$(ns_gid tS stellarS "$SERVER_IP")
+gcc -O2 -Wall -o /tmp/local_limits "$HELPERS/local_limits.c" -libverbs ||
+	fail "cannot build helpers/local_limits.c"
+gcc -O2 -Wall -Werror -o /tmp/tenant_pin "$HELPERS/tenant_pin.c" -libverbs ||
+	fail "cannot build helpers/tenant_pin.c"
+
+log "object limits on stellarA: max-qp 8, max-mr 6, max-pinned 4 MiB"
+assert_eq "$(devattr tA stellarA max_qp)" 65536 "max_qp before"
+setdev tA stellarA --max-qp 8 --max-mr 6 --max-pinned 4M
+assert_eq "$(devattr tA stellarA max_qp)" 8 "max_qp"
+assert_eq "$(devattr tA stellarA max_mr)" 6 "max_mr"
+assert_eq "$(devattr tB stellarB max_qp)" 65536 "stellarB's max_qp"
+refused0=$(stellar_stat stellarA limit_refused)
+out=$(flood tA stellarA qp 20)
+log "QP flood:"$'\n'"$out"
+assert_eq "$(field limit "$out")" 8 "QP flood: advertised limit"
+assert_eq "$(field created "$out")" 8 "QPs created"
+assert_eq "$(field errno "$out")" 12 "QP flood errno (ENOMEM)"
+# ib_alloc_pd() gives each kernel PD a DMA MR that restrack omits.
+kernel_mrs=$(($(held tA stellarA mr) + $(held tA stellarA pd)))
+out=$(flood tA stellarA mr 20)
+log "MR flood ($kernel_mrs held by the kernel):"$'\n'"$out"
+assert_eq "$(field limit "$out")" 6 "MR flood: advertised limit"
+assert_eq "$(field created "$out")" $((6 - kernel_mrs)) "MRs created"
+assert_eq "$(field errno "$out")" 12 "MR flood errno (ENOMEM)"
+[ "$(stellar_stat stellarA limit_refused)" -ge $((refused0 + 2)) ] ||
+	fail "limit_refused did not count the refusals: $(stellar_stat stellarA limit_refused)"
+
+log "max-pinned: eager registrations of 2 MiB, then 4 MiB"
+setdev tA stellarA --pin-mode 1
+PIN_LOG=$STELLAR_OUT/tenant_pin.log
+ip netns exec tA sh -c 'ulimit -l unlimited; exec /tmp/tenant_pin stellarA 20 2097152 4194304' \
+	>"$PIN_LOG" 2>&1 &
+PIN=$!
+wait_for 60 grep -q '^held' "$PIN_LOG"
+log "tenant_pin:"$'\n'"$(cat "$PIN_LOG")"
+assert_contains "$(cat "$PIN_LOG")" "mr 2097152 ok" "2 MiB registration"
+assert_contains "$(cat "$PIN_LOG")" "mr 4194304 errno 12" "4 MiB registration"
+assert_eq "$(limit_line stellarA pinned_bytes)" "pinned_bytes: 2097152 / 4194304" "pinned use"
+assert_eq "$(limit_line stellarA qps)" "qps: 0 / 8" "QP use"
+assert_eq "$(stellar_stat stellarA limit_pinned_bytes)" 2097152 "limit_pinned_bytes"
+assert_ok ip netns exec tA "$TOOL" status --device stellarA
+for kv in "max_qp: 8" "max_mr: 6" "max_pinned: 4194304" "rate_bytes: 0" \
+	"limit_pinned_bytes: 2097152"; do
+	assert_contains "$ASSERT_OUTPUT" "$kv" "stellar-tool status"
+done
+kill "$PIN"
+wait "$PIN" || true
+wait_for 10 pinned_none stellarA
+
+log "only the host's administrator sets limits"
+# shellcheck disable=SC2086 # $UNPRIV is words
+assert_fails ip netns exec tA $UNPRIV "$TOOL" set --device stellarA --max-qp 0
+assert_fails ip netns exec tA unshare -U -r "$TOOL" set --device stellarA --max-qp 0
+assert_eq "$(devattr tA stellarA max_qp)" 8 "max_qp after refused changes"
+
+log "0 lifts the object limits"
+setdev tA stellarA --max-qp 0 --max-mr 0 --max-pinned 0 --pin-mode 0
+assert_eq "$(devattr tA stellarA max_qp)" 65536 "max_qp lifted"
+out=$(flood tA stellarA qp 20)
+assert_eq "$(field created "$out")" 20 "QPs created without a limit"
+
+log "rate: stellarA alone, unlimited"
+bw_start a0 tA stellarA "$GA" 18801
+U=$(rates stellarA)
+bw_wait a0
+log "stellarA unlimited: $(mib "$U")"
+RATE=$((20 << 20))
+[ "$U" -ge $((RATE * 4)) ] || RATE=$((U / 4))
+[ "$RATE" -ge $((128 << 10)) ] || fail "stellarA sends only $(mib "$U") alone"
+setdev tA stellarA --rate-bytes "$RATE"
+assert_contains "$(cat /proc/stellar/stellarA/limits)" "rate_bytes: $RATE" "limits"
+throttled0=$(stellar_stat stellarA tx_throttled)
+bw_start a1 tA stellarA "$GA" 18802
+R=$(rates stellarA)
+bw_wait a1
+log "stellarA limited to $(mib "$RATE"): $(mib "$R")"
+within "$R" "$RATE" 20 ||
+	fail "stellarA sent $(mib "$R") with rate-bytes $(mib "$RATE")"
+[ "$(stellar_stat stellarA tx_throttled)" -gt "$throttled0" ] ||
+	fail "tx_throttled did not grow"
+
+log "rate: stellarA limited in packets per second"
+# a quarter of what the unlimited run sent, in packets of at most 1024
+# payload bytes (veth MTU 1500)
+PKTS=$((U / 1100 / 4))
+[ "$PKTS" -ge 100 ] || PKTS=100
+setdev tA stellarA --rate-bytes 0 --rate-pkts "$PKTS"
+bw_start a1p tA stellarA "$GA" 18808
+P=$(RATE_OF=tx_packets rates stellarA)
+bw_wait a1p
+log "stellarA limited to $PKTS packets/s: $P packets/s"
+within "$P" "$PKTS" 20 ||
+	fail "stellarA sent $P packets/s with rate-pkts $PKTS"
+
+log "isolation: stellarB alone"
+setdev tA stellarA --rate-pkts 0
+bw_start b0 tB stellarB "$GB" 18803
+V1=$(rates stellarB)
+bw_wait b0
+log "stellarB alone: $(mib "$V1")"
+
+log "isolation: stellarB while stellarA floods unlimited"
+bw_start a2 tA stellarA "$GA" 18804
+bw_start b1 tB stellarB "$GB" 18805
+out=$(rates stellarA stellarB)
+read -r A2 V2 <<<"$out"
+bw_wait a2
+bw_wait b1
+log "stellarA unlimited: $(mib "$A2"), stellarB: $(mib "$V2")"
+# Which of two equal flows wins the VM's CPU varies; that they share it
+# does not: together they get little more than one alone.
+[ $(((A2 + V2) * 100)) -lt $((V1 * 125)) ] ||
+	fail "stellarA and stellarB sent $(mib "$A2") and $(mib "$V2") at once, $(mib "$V1") alone: they share nothing, the test shows no isolation"
+[ $((V2 * 100)) -lt $((V1 * 80)) ] ||
+	log "(stellarB won the CPU from the unlimited flood this time)"
+
+log "isolation: stellarB while stellarA floods at a twentieth of that"
+FLOOD=$((V1 / 20))
+setdev tA stellarA --rate-bytes "$FLOOD"
+bw_start a3 tA stellarA "$GA" 18806
+bw_start b2 tB stellarB "$GB" 18807
+out=$(rates stellarA stellarB)
+read -r A3 V3 <<<"$out"
+bw_wait a3
+bw_wait b2
+log "stellarA limited to $(mib "$FLOOD"): $(mib "$A3"), stellarB: $(mib "$V3")"
+[ $((V3 * 100)) -ge $((V1 * 80)) ] ||
+	fail "stellarB got $(mib "$V3") beside a flood limited to $(mib "$FLOOD"), $(mib "$V1") alone"
+within "$A3" "$FLOOD" 20 ||
+	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
+
+log "visibility: each tenant holds an MR"
+for ns in tA tB; do
+	ip netns exec "$ns" /tmp/tenant_pin "stellar${ns#t}" 600 1048576 \
+		>"$STELLAR_OUT/hold-$ns.log" 2>&1 &
+	HOLD[$ns]=$!
+done
+for ns in tA tB; do
+	wait_for 60 grep -q '^held' "$STELLAR_OUT/hold-$ns.log"
+done
+for ns in tA tB; do
+	mine=stellar${ns#t}
+	other=$([ "$ns" = tA ] && echo stellarB || echo stellarA)
+	for what in "resource show qp" "resource show mr" "statistic show"; do
+		# shellcheck disable=SC2086 # $what is words
+		out=$(ip netns exec "$ns" rdma $what)
+		assert_contains "$out" "$mine" "rdma $what in $ns"
+		assert_not_contains "$out" "$other" "rdma $what in $ns"
+		assert_not_contains "$out" stellarS "rdma $what in $ns"
+	done
+	out=$(ip netns exec "$ns" "$TOOL" status)
+	assert_contains "$out" "$mine" "stellar-tool status in $ns"
+	assert_not_contains "$out" "$other" "stellar-tool status in $ns"
+	assert_fails ip netns exec "$ns" "$TOOL" qps --device "$other"
+	assert_fails ip netns exec "$ns" "$TOOL" status --device "$other"
+done
+for ns in tA tB; do
+	mine=stellar${ns#t}
+	other=$([ "$ns" = tA ] && echo stellarB || echo stellarA)
+	for f in qps stats settings limits; do
+		# shellcheck disable=SC2086 # $UNPRIV is words
+		assert_fails ip netns exec "$ns" $UNPRIV cat "/proc/stellar/$other/$f"
+	done
+	# shellcheck disable=SC2086
+	assert_ok ip netns exec "$ns" $UNPRIV cat "/proc/stellar/$mine/stats"
+	for f in devices pvdma_stats emtt_stats spray_stats; do
+		# shellcheck disable=SC2086
+		out=$(ip netns exec "$ns" $UNPRIV cat "/proc/stellar/$f")
+		assert_contains "$out" "$mine" "/proc/stellar/$f for a user in $ns"
+		assert_not_contains "$out" "$other" "/proc/stellar/$f for a user in $ns"
+	done
+done
+# the host's administrator sees every device
+assert_contains "$(cat /proc/stellar/devices)" stellarB "/proc/stellar/devices for root"
+for ns in tA tB; do
+	kill "${HOLD[$ns]}"
+	wait "${HOLD[$ns]}" || true
+done
+
+log "removing the tenants"
+setdev tA stellarA --rate-bytes 0
+for ns in tA tB tS; do
+	ip netns del "$ns"
+done
+for dev in stellarA stellarB stellarS; do
+	wait_for 30 test ! -e "/proc/stellar/$dev"
+done
+ip link del br0
+stellar_unload
+log "tenant_limits OK"
