@@ -14,7 +14,7 @@
 #include "info.h"
 #include "mem.h"
 
-_Static_assert(STELLAR_ATTR_MAX < 32, "present bitmap is a u32");
+_Static_assert(STELLAR_ATTR_MAX < 64, "present bitmap is a u64");
 
 const struct stellar_setting_desc stellar_setting_descs[STELLAR_SETTING_COUNT] = {
 	[STELLAR_SETTING_RX_BUF_SIZE] = {
@@ -250,7 +250,7 @@ int stellar_decode_dev(struct nlattr **tb, struct stellar_dev_info *info)
 		return -EINVAL;
 	for (attr = STELLAR_ATTR_UNSPEC + 1; attr <= STELLAR_ATTR_MAX; attr++)
 		if (tb[attr])
-			info->present |= 1u << attr;
+			info->present |= 1ull << attr;
 	copy_name(info->dev_name, tb[STELLAR_ATTR_DEV_NAME]);
 	if (tb[STELLAR_ATTR_NETDEV_NAME])
 		copy_name(info->netdev_name, tb[STELLAR_ATTR_NETDEV_NAME]);

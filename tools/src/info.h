@@ -74,7 +74,7 @@ struct stellar_dev_info {
 	uint32_t netdev_ifindex;
 	uint32_t mtu;
 	uint8_t port_state;
-	uint32_t present;	/* 1u << STELLAR_ATTR_* for scalars seen */
+	uint64_t present;	/* 1ull << STELLAR_ATTR_* for scalars seen */
 	struct stellar_settings settings;
 	struct stellar_counters counters;
 	uint32_t pin_mode;		/* STELLAR_ATTR_PIN_MODE */
@@ -84,7 +84,7 @@ struct stellar_dev_info {
 
 static inline bool stellar_has(const struct stellar_dev_info *info, int attr)
 {
-	return info->present & (1u << attr);
+	return info->present & (1ull << attr);
 }
 
 const struct stellar_setting_desc *stellar_setting_by_attr(int attr);
