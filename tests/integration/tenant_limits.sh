@@ -30,7 +30,7 @@
 #     qp|mr", "rdma statistic show", stellar-tool and, for a user there,
 #     /proc/stellar (devices, pvdma_stats, the device files) in each
 #     tenant's namespace show its own device only.
-# stellar-test: vms=1 timeout=1500 alone=yes
+# stellar-test: vms=1 timeout=1500 alone=yes smp=2
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
