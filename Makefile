@@ -6,6 +6,8 @@
 #   make install    install them (DESTDIR honoured)
 #   make check      install missing packages, build, run unit + VM tests
 #   make demo       install missing packages, build, show a device in a VM
+#   make deb        Debian packages (module as DKMS source, provider, tools)
+#                   in build/deb/, checked with lintian (scripts/build-deb.sh)
 #   make sparse     build the module under sparse (C=1)
 #   make checkpatch run the kernel's checkpatch.pl on kernel/
 #   make kasan      build a KASAN/lockdep/kmemleak kernel from Debian's
@@ -42,6 +44,9 @@ install: all
 	$(MAKE) -C kernel install DESTDIR=$(DESTDIR)
 	$(MAKE) -C providers/stellar install DESTDIR=$(DESTDIR)
 	$(MAKE) -C tools install DESTDIR=$(DESTDIR)
+
+deb:
+	./scripts/build-deb.sh
 
 unit:
 	$(MAKE) -C tests/unit check
@@ -85,5 +90,5 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 
-.PHONY: all deps module provider tools install unit testprogs vmtest check demo \
+.PHONY: all deps module provider tools install deb unit testprogs vmtest check demo \
 	sparse checkpatch kasan clean
