@@ -58,11 +58,12 @@ testprogs:
 	$(MAKE) -C providers/stellar testprogs
 	$(MAKE) -C tests/kmod
 
-vmtest: all testprogs
+# deploy_packages installs the .debs of make deb in a VM.
+vmtest: all testprogs deb
 	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
 check: deps
-	$(MAKE) all testprogs
+	$(MAKE) all testprogs deb
 	$(MAKE) unit
 	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
