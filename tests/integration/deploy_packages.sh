@@ -18,7 +18,7 @@
 # the tmpfs overlay; memdebug=off: the test is the packaging, and SLUB
 # debugging and page poisoning make the compiler's every file and page
 # dearer, while the module's memory use is checked by every other test.
-# stellar-test: vms=1 timeout=1500 smp=2 mem=2048 memdebug=off
+# stellar-test: vms=1 timeout=2400 smp=2 mem=2048 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
