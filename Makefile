@@ -6,6 +6,8 @@
 #   make install    install them (DESTDIR honoured)
 #   make check      install missing packages, build, run unit + VM tests
 #   make demo       install missing packages, build, show a device in a VM
+#   make deb        Debian packages (module as DKMS source, provider, tools)
+#                   in build/deb/, checked with lintian (scripts/build-deb.sh)
 #   make sparse     build the module under sparse (C=1)
 #   make checkpatch run the kernel's checkpatch.pl on kernel/
 #   make kasan      build a KASAN/lockdep/kmemleak kernel from Debian's
@@ -43,6 +45,9 @@ install: all
 	$(MAKE) -C providers/stellar install DESTDIR=$(DESTDIR)
 	$(MAKE) -C tools install DESTDIR=$(DESTDIR)
 
+deb:
+	./scripts/build-deb.sh
+
 unit:
 	$(MAKE) -C tests/unit check
 	$(MAKE) -C tools check
@@ -53,11 +58,12 @@ testprogs:
 	$(MAKE) -C providers/stellar testprogs
 	$(MAKE) -C tests/kmod
 
-vmtest: all testprogs
+# deploy_packages installs the .debs of make deb in a VM.
+vmtest: all testprogs deb
 	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
 check: deps
-	$(MAKE) all testprogs
+	$(MAKE) all testprogs deb
 	$(MAKE) unit
 	STELLAR_MEMDEBUG=$(MEMDEBUG) ./tests/vm/run-tests.sh $(T)
 
@@ -85,5 +91,5 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 
-.PHONY: all deps module provider tools install unit testprogs vmtest check demo \
+.PHONY: all deps module provider tools install deb unit testprogs vmtest check demo \
 	sparse checkpatch kasan clean

@@ -16,6 +16,7 @@ PACKAGES=(
 	nvme-cli fio python3 iperf3
 	qperf ucx-utils openmpi-bin libopenmpi-dev
 	prometheus curl jq
+	debhelper dh-dkms dkms lintian
 )
 
 # `make kasan` builds a debug kernel from Debian's kernel source.
