@@ -91,7 +91,7 @@ void stellar_comp_retire(struct stellar_qp_xport *xp)
 {
 	struct stellar_qp *qp = xp->qp;
 	u32 index = READ_ONCE(qp->sq_consumer);
-	u32 count = 0;
+	u32 count = 0, i;
 
 	while (stellar_index_before(index + count, xp->next_new)) {
 		struct stellar_swqe *s = stellar_slot(xp, index + count);
@@ -99,17 +99,26 @@ void stellar_comp_retire(struct stellar_qp_xport *xp)
 		if (s->state != STELLAR_SWQE_DONE)
 			break;
 		count++;
-		if (s->signaled || s->status != IB_WC_SUCCESS)
-			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
-					      s->status, s->length);
-		stellar_lat_retired(xp, index + count - 1,
-				    s->signaled && s->status == IB_WC_SUCCESS);
-		s->state = STELLAR_SWQE_NEW;
 		if (s->status != IB_WC_SUCCESS)
 			break;
 	}
+	/*
+	 * A consumer that sees a completion may post into the slot at once:
+	 * free the slots first.  What the CQEs need is in the kernel's own
+	 * slot state, which only the requester (under req_mutex) reuses.
+	 */
 	if (count)
 		stellar_sq_retire(qp, count);
+	for (i = 0; i < count; i++) {
+		struct stellar_swqe *s = stellar_slot(xp, index + i);
+
+		if (s->signaled || s->status != IB_WC_SUCCESS)
+			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
+					      s->status, s->length);
+		stellar_lat_retired(xp, index + i,
+				    s->signaled && s->status == IB_WC_SUCCESS);
+		s->state = STELLAR_SWQE_NEW;
+	}
 	/* The send position never lags behind retired WQEs. */
 	if (stellar_index_before(xp->req_index, index + count)) {
 		xp->req_index = index + count;
