@@ -12,8 +12,12 @@
 #
 # Environment set by the harness (tests/vm/guest-init.sh):
 #   STELLAR_REPO     repo path (same as on the host)
-#   STELLAR_ROLE     "a" or "b" (a single VM is "a")
-#   STELLAR_VMS      1 or 2;   STELLAR_LINKS: number of links a<->b
+#   STELLAR_ROLE     "a" or "b" (a single VM is "a"); on a fabric (header
+#                    fabric=K) the hosts are "a", "b", "c"... in that order
+#   STELLAR_VMS      host VMs: 1 or 2, up to 8 on a fabric
+#   STELLAR_ROLES    the roles of the host VMs, space-separated
+#   STELLAR_LINKS    links a<->b; on a fabric, uplinks per host
+#   STELLAR_FABRIC   uplinks per host on a fabric, else 0 (tests/vm/fabric.sh)
 #   STELLAR_OUT      this VM's results dir (host-visible, rw)
 #   STELLAR_SHARED   dir shared rw by both VMs (barriers, values)
 #   STELLAR_TIMEOUT_SCALE  how many times slower than usual the kernel runs
@@ -144,12 +148,23 @@ peer_role() {
 	esac
 }
 
+# _vm_index ROLE: 1 for "a", 2 for "b", ... (8 for "h").
 _vm_index() {
 	case "$1" in
-	a) echo 1 ;;
-	b) echo 2 ;;
+	[a-h]) echo $(($(printf '%d' "'$1") - 96)) ;;
 	*) fail "unknown role '$1'" ;;
 	esac
+}
+
+# host_roles: the roles of the host VMs, one per line.
+host_roles() {
+	# shellcheck disable=SC2086 # a list of words
+	printf '%s\n' ${STELLAR_ROLES:-$STELLAR_ROLE}
+}
+
+# other_roles: the host VMs other than this one, one per line.
+other_roles() {
+	host_roles | grep -vx -- "$STELLAR_ROLE" || true
 }
 
 _check_link() {
@@ -184,38 +199,43 @@ _publish() {
 	mv -f "$file.tmp.$$" "$file"
 }
 
-# Fail if the peer VM has already finished its test.
+# Fail if another host VM (ROLE, default every other) has already
+# finished its test.
 _check_peer_alive() {
-	local what=$1 done_file
+	local what=$1 role done_file
 
-	done_file=/stellar/vm-$(peer_role)/exit_code
-	[ -f "$done_file" ] &&
-		fail "peer VM $(peer_role) finished (exit $(cat "$done_file")) while we waited for $what"
+	for role in ${2:-$(other_roles)}; do
+		done_file=/stellar/vm-$role/exit_code
+		[ -f "$done_file" ] &&
+			fail "VM $role finished (exit $(cat "$done_file")) while we waited for $what"
+	done
 	return 0
 }
 
-# barrier NAME [SECONDS]: wait until both VMs reached barrier NAME.
-# Barriers are numbered per VM, so both VMs must pass the same barriers
+# barrier NAME [SECONDS]: wait until every host VM reached barrier NAME.
+# Barriers are numbered per VM, so all VMs must pass the same barriers
 # in the same order; a mismatch fails the test.  No-op with one VM.
 barrier() {
 	local name=$1 seconds=${2:-$STELLAR_BARRIER_TIMEOUT} seq deadline
-	local seq_file=/run/stellar/barrier_seq peer_file peer_name
+	local seq_file=/run/stellar/barrier_seq role file other
 
-	[ "$STELLAR_VMS" = 2 ] || return 0
+	[ "$STELLAR_VMS" -ge 2 ] || return 0
 	seq=$(($(cat "$seq_file" 2>/dev/null || echo 0) + 1))
 	echo "$seq" >"$seq_file"
 	_publish "$STELLAR_SHARED/barrier.$seq.$STELLAR_ROLE" "$name"
-	peer_file=$STELLAR_SHARED/barrier.$seq.$(peer_role)
 	deadline=$(($(date +%s) + seconds))
-	while [ ! -f "$peer_file" ]; do
-		_check_peer_alive "barrier $name"
-		[ "$(date +%s)" -lt "$deadline" ] ||
-			fail "barrier $name: peer did not arrive within ${seconds}s"
-		sleep 0.1
+	for role in $(other_roles); do
+		file=$STELLAR_SHARED/barrier.$seq.$role
+		while [ ! -f "$file" ]; do
+			_check_peer_alive "barrier $name" "$role"
+			[ "$(date +%s)" -lt "$deadline" ] ||
+				fail "barrier $name: VM $role did not arrive within ${seconds}s"
+			sleep 0.1
+		done
+		other=$(cat "$file")
+		[ "$other" = "$name" ] ||
+			fail "barrier #$seq: we are at '$name', VM $role at '$other'"
 	done
-	peer_name=$(cat "$peer_file")
-	[ "$peer_name" = "$name" ] ||
-		fail "barrier #$seq: we are at '$name', peer at '$peer_name'"
 }
 
 # put_val KEY VALUE: publish a value for the peer VM.
@@ -229,17 +249,25 @@ put_val() {
 # get_val KEY [SECONDS]: print the value the peer published under KEY
 # (with one VM: our own), waiting for it.
 get_val() {
-	local key=$1 seconds=${2:-$STELLAR_BARRIER_TIMEOUT} role file deadline
+	local role
 
 	role=$(peer_role)
-	[ "$STELLAR_VMS" = 2 ] || role=$STELLAR_ROLE
+	[ "$STELLAR_VMS" -ge 2 ] || role=$STELLAR_ROLE
+	get_val_from "$role" "$@"
+}
+
+# get_val_from ROLE KEY [SECONDS]: print the value VM ROLE published
+# under KEY, waiting for it.
+get_val_from() {
+	local role=$1 key=$2 seconds=${3:-$STELLAR_BARRIER_TIMEOUT} file deadline
+
 	file=$STELLAR_SHARED/val.$role.$key
 	deadline=$(($(date +%s) + seconds))
 	while [ ! -f "$file" ]; do
-		[ "$STELLAR_VMS" = 2 ] || fail "get_val $key: never set"
-		_check_peer_alive "value $key"
+		[ "$role" != "$STELLAR_ROLE" ] || fail "get_val $key: never set"
+		_check_peer_alive "value $key" "$role"
 		[ "$(date +%s)" -lt "$deadline" ] ||
-			fail "get_val $key: peer did not publish it within ${seconds}s"
+			fail "get_val $key: VM $role did not publish it within ${seconds}s"
 		sleep 0.1
 	done
 	cat "$file"
