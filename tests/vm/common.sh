@@ -183,6 +183,36 @@ vm_link_args() {
 	done
 }
 
+# Fabric links (header fabric=K): uplink K of host INDEX (1=a, 2=b, ...)
+# is a link of its own to the router VM, whose end has the MAC
+# vm_fabric_mac INDEX K.  Link number J = (INDEX-1)*K_PER_HOST + K uses
+# ports PORT_BASE+2(J-1) (host) and +1 (router).
+vm_fabric_mac() {
+	printf '52:54:00:6e:%02x:%02x\n' "$2" "$1"
+}
+
+# qemu -netdev/-device arguments of the fabric links of VM INDEX; INDEX
+# "router" gives the router VM's end of every host's uplinks.
+#   vm_fabric_link_args INDEX UPLINKS HOSTS PORT_BASE
+vm_fabric_link_args() {
+	local index=$1 uplinks=$2 hosts=$3 port_base=$4 host k port mac
+
+	for host in $(seq 1 "$hosts"); do
+		[ "$index" = router ] || [ "$index" = "$host" ] || continue
+		for k in $(seq 1 "$uplinks"); do
+			port=$((port_base + 2 * ((host - 1) * uplinks + k - 1)))
+			if [ "$index" = router ]; then
+				mac=$(vm_fabric_mac "$host" "$k")
+				echo "-netdev socket,id=h${host}u$k,udp=127.0.0.1:$port,localaddr=127.0.0.1:$((port + 1))"
+				echo "-device virtio-net-pci,netdev=h${host}u$k,mac=$mac"
+			else
+				echo "-netdev socket,id=l$k,udp=127.0.0.1:$((port + 1)),localaddr=127.0.0.1:$port"
+				echo "-device virtio-net-pci,netdev=l$k,mac=$(vm_link_mac "$host" "$k")"
+			fi
+		done
+	done
+}
+
 # Print the qemu command line (one argument per line) for a VM.
 #   vm_qemu_args NAME INDEX SHARE_DIR NLINKS PORT_BASE MODE CONSOLE
 # SHARE_DIR is the per-test rw dir (mounted at /stellar in the guest),
@@ -224,7 +254,12 @@ vm_qemu_args() {
 	else
 		printf '%s\n' -serial "file:$console" -monitor none
 	fi
-	vm_link_args "$index" "$nlinks" "$port_base" | tr ' ' '\n'
+	if [ "${FABRIC_UPLINKS:-0}" -gt 0 ]; then
+		vm_fabric_link_args "$index" "$FABRIC_UPLINKS" "$FABRIC_HOSTS" \
+			"$port_base"
+	else
+		vm_link_args "$index" "$nlinks" "$port_base"
+	fi | tr ' ' '\n'
 }
 
 # Start a VM in the background; its PID is appended to VM_PIDS.
@@ -289,7 +324,9 @@ klog_bad_lines() {
 	grep -a -H -F "${args[@]}" "$@" 2>/dev/null
 }
 
-# Write the guest's config file for VM NAME (role) of a test.
+# Write the guest's config file for VM NAME (role) of a test.  ROLES
+# (the host VMs' roles) and, on a fabric, FABRIC_UPLINKS, FABRIC_LEAVES,
+# FABRIC_SPINES and FABRIC_RATE come from the caller's variables.
 #   vm_write_config DIR NAME INDEX VMS LINKS TIMEOUT SCRIPT ARGS...
 vm_write_config() {
 	local dir=$1 name=$2 index=$3 vms=$4 links=$5 timeout=$6 script=$7
@@ -300,6 +337,11 @@ vm_write_config() {
 		printf 'STELLAR_VM_INDEX=%q\n' "$index"
 		printf 'STELLAR_VMS=%q\n' "$vms"
 		printf 'STELLAR_LINKS=%q\n' "$links"
+		printf 'STELLAR_ROLES=%q\n' "${ROLES:-$name}"
+		printf 'STELLAR_FABRIC=%q\n' "${FABRIC_UPLINKS:-0}"
+		printf 'STELLAR_FABRIC_LEAVES=%q\n' "${FABRIC_LEAVES:-0}"
+		printf 'STELLAR_FABRIC_SPINES=%q\n' "${FABRIC_SPINES:-0}"
+		printf 'STELLAR_FABRIC_RATE=%q\n' "${FABRIC_RATE:-}"
 		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
 		printf 'STELLAR_TIMEOUT_SCALE=%q\n' "${TIMEOUT_SCALE:-1}"
 		printf 'STELLAR_SCRIPT=%q\n' "$script"

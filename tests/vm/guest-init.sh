@@ -77,13 +77,21 @@ iface_by_mac() {
 }
 
 # Link k (1..STELLAR_LINKS) becomes interface eth(K-1) with address
-# 10.K.0.<vm index>/24: the first link is eth0, as on a usual VM.  Interfaces are found by the MAC qemu gave them
-# (52:54:00:5e:LINK:INDEX), so the naming does not depend on probe order.
+# 10.K.0.<vm index>/24: the first link is eth0, as on a usual VM.
+# Interfaces are found by the MAC qemu gave them (52:54:00:5e:LINK:INDEX),
+# so the naming does not depend on probe order.  On a fabric the router
+# VM's NICs are named by fabric-router.sh and a host's uplinks are set up
+# by configure_fabric_host.
 configure_links() {
 	local link dev mac
 
 	[ "${STELLAR_LINKS:-0}" -gt 0 ] || return 0
 	modprobe virtio_net || say "modprobe virtio_net failed"
+	[ "$STELLAR_ROLE" != fabric ] || return 0
+	if [ "${STELLAR_FABRIC:-0}" -gt 0 ]; then
+		configure_fabric_host
+		return
+	fi
 	for link in $(seq 1 "$STELLAR_LINKS"); do
 		mac=$(printf '52:54:00:5e:%02x:%02x' "$link" "$STELLAR_VM_INDEX")
 		dev=$(iface_by_mac "$mac") || { say "no NIC with MAC $mac"; continue; }
@@ -95,6 +103,42 @@ configure_links() {
 		ip addr add "10.$link.0.$STELLAR_VM_INDEX/24" dev "$dev"
 		ip link set "$dev" up
 	done
+}
+
+# A host on the fabric: uplink K is eth(K-1) with 10.(10+K).<index>.2/24,
+# its leaf's port is .1 (MAC 52:54:00:6e:K:INDEX, made permanent: a link
+# made dark must not take ARP with it).  The host's fabric address
+# 10.100.0.<index>/32 sits on eth0, and the other hosts are reached by one
+# ECMP route over all uplinks hashed on ports, as a host with several
+# NICs under one address would; each uplink is shaped to the fabric rate.
+configure_fabric_host() {
+	local k dev mac net conf
+	local -a hops=()
+
+	sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+	for conf in /proc/sys/net/ipv4/conf/*/rp_filter; do
+		echo 0 >"$conf"
+	done
+	for k in $(seq 1 "$STELLAR_FABRIC"); do
+		mac=$(printf '52:54:00:5e:%02x:%02x' "$k" "$STELLAR_VM_INDEX")
+		dev=$(iface_by_mac "$mac") || { say "no NIC with MAC $mac"; continue; }
+		ip link set "$dev" name "stmp$k"
+	done
+	for k in $(seq 1 "$STELLAR_FABRIC"); do
+		dev=eth$((k - 1))
+		net=10.$((10 + k)).$STELLAR_VM_INDEX
+		mac=$(printf '52:54:00:6e:%02x:%02x' "$k" "$STELLAR_VM_INDEX")
+		ip link set "stmp$k" name "$dev" || continue
+		ip addr add "$net.2/24" dev "$dev"
+		ip link set "$dev" up
+		ip neigh replace "$net.1" lladdr "$mac" dev "$dev" nud permanent
+		[ -z "$STELLAR_FABRIC_RATE" ] ||
+			tc qdisc replace dev "$dev" root handle 1: tbf \
+				rate "$STELLAR_FABRIC_RATE" burst 64kb latency 100ms
+		hops+=(nexthop via "$net.1" dev "$dev")
+	done
+	ip addr add "10.100.0.$STELLAR_VM_INDEX/32" dev eth0
+	ip route add 10.100.0.0/24 src "10.100.0.$STELLAR_VM_INDEX" "${hops[@]}"
 }
 
 start_kernel_log() {
@@ -158,7 +202,9 @@ main() {
 	configure_links
 	mkdir -p /stellar/shared /run/stellar
 	export STELLAR_REPO STELLAR_ROLE STELLAR_VM_INDEX STELLAR_VMS
-	export STELLAR_LINKS STELLAR_TIMEOUT STELLAR_SCRIPT
+	export STELLAR_LINKS STELLAR_TIMEOUT STELLAR_SCRIPT STELLAR_ROLES
+	export STELLAR_FABRIC STELLAR_FABRIC_LEAVES STELLAR_FABRIC_SPINES
+	export STELLAR_FABRIC_RATE
 	# Tests scale their own time bounds by it (make kasan: a slower kernel).
 	export STELLAR_TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
 	# The host's STELLAR_KO (a variant or a KASAN build) reaches the test.

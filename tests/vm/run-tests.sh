@@ -11,7 +11,11 @@
 # tests/integration/*.sh.  A test's topology comes from its header line
 #   # stellar-test: vms=1|2 links=N timeout=SECONDS [smp=N] [mem=MB] [skip=allowed]
 #                   [memdebug=off] [alone=yes]
-# and can be overridden with the options below.  smp and mem default to
+# or, for hosts on a leaf-spine fabric (tests/vm/fabric.sh),
+#   # stellar-test: vms=N fabric=K [leaves=L] [spines=S] [rate=R] timeout=...
+# (N hosts "a", "b", ... up to 8 with K uplinks each, to a router VM
+# "fabric" that runs tests/vm/fabric-router.sh), and can be overridden
+# with the options below.  smp and mem default to
 # STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).  Guests boot with
 # SLUB debugging and page poisoning (common.sh) unless the header says
 # memdebug=off (a test whose rate checks or volume it would break, with
@@ -166,7 +170,8 @@ show_failure_details() {
 run_one() {
 	local script=$1 name vms links timeout allow_skip testdir roles role
 	local index port_base=0 start killed=0 reasons=() bad verdict elapsed
-	local skipped
+	local skipped ROLES FABRIC_UPLINKS FABRIC_HOSTS FABRIC_LEAVES
+	local FABRIC_SPINES FABRIC_RATE
 
 	name=$(basename "$script" .sh)
 	vms=${OPT_VMS:-$(header_value "$script" vms 1)}
@@ -181,28 +186,56 @@ run_one() {
 	is_number "$vms" && is_number "$links" && is_number "$timeout" &&
 		is_number "$VM_SMP" && is_number "$VM_MEM" ||
 		die "$name: bad stellar-test header"
-	case "$vms" in
-	1) roles="a"; links=0 ;;
-	2) roles="a b" ;;
-	*) die "$name: vms must be 1 or 2" ;;
-	esac
+	FABRIC_UPLINKS=$(header_value "$script" fabric 0)
+	FABRIC_LEAVES=$(header_value "$script" leaves 2)
+	FABRIC_SPINES=$(header_value "$script" spines 2)
+	FABRIC_RATE=$(header_value "$script" rate 100mbit)
+	is_number "$FABRIC_UPLINKS" && is_number "$FABRIC_LEAVES" &&
+		is_number "$FABRIC_SPINES" || die "$name: bad stellar-test header"
+	if [ "$FABRIC_UPLINKS" -gt 0 ]; then
+		[ "$vms" -ge 2 ] && [ "$vms" -le 8 ] &&
+			[ "$FABRIC_UPLINKS" -le 4 ] && [ "$FABRIC_LEAVES" -ge 1 ] &&
+			[ "$FABRIC_SPINES" -ge 1 ] && [ "$FABRIC_SPINES" -le 8 ] ||
+			die "$name: a fabric has 2-8 hosts, 1-4 uplinks, 1-8 spines"
+		ROLES=$(echo a b c d e f g h | cut -d ' ' -f "1-$vms")
+		FABRIC_HOSTS=$vms
+		links=$FABRIC_UPLINKS
+		roles="$ROLES fabric"
+	else
+		case "$vms" in
+		1) roles="a"; links=0 ;;
+		2) roles="a b" ;;
+		*) die "$name: vms must be 1 or 2 (more only on a fabric)" ;;
+		esac
+		ROLES=$roles
+	fi
 
 	testdir=$RESULTS/$name
 	[ -e "$testdir" ] && testdir=$(mktemp -d "$RESULTS/$name.XXXX")
 	mkdir -p "$testdir/shared"
-	[ "$links" -gt 0 ] && port_base=$(vm_port_base "$links")
+	[ "$links" -gt 0 ] && port_base=$(vm_port_base $((links * ${FABRIC_HOSTS:-1})))
 	start=$(date +%s)
 	index=1
 	for role in $roles; do
 		mkdir -p "$testdir/vm-$role"
 		: >"$testdir/vm-$role/output.log"
-		vm_write_config "$testdir" "$role" "$index" "$vms" "$links" \
-			"$timeout" "$script" "${SCRIPT_ARGS[@]}"
-		vm_start "$role" "$index" "$testdir" "$links" "$port_base" test \
-			"$testdir/vm-$role/serial.log"
+		if [ "$role" = fabric ]; then
+			# The router: small, no memory debugging (it only
+			# forwards), its script in place of the test's.
+			vm_write_config "$testdir" "$role" router "$vms" \
+				"$links" $((timeout + 60)) "$VM_DIR/fabric-router.sh"
+			VM_MEM=512 VM_SMP=1 VM_MEMDEBUG=off vm_start "$role" \
+				router "$testdir" "$links" "$port_base" test \
+				"$testdir/vm-$role/serial.log"
+		else
+			vm_write_config "$testdir" "$role" "$index" "$vms" \
+				"$links" "$timeout" "$script" "${SCRIPT_ARGS[@]}"
+			vm_start "$role" "$index" "$testdir" "$links" \
+				"$port_base" test "$testdir/vm-$role/serial.log"
+		fi
 		if [ "$VERBOSE" = 1 ]; then
 			follow_output "$testdir/vm-$role/output.log" \
-				"$([ "$vms" = 2 ] && echo "[$role] ")"
+				"$([ "$roles" != a ] && echo "[$role] ")"
 		fi
 		index=$((index + 1))
 	done

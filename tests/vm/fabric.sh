@@ -1,0 +1,133 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Hosts on a leaf-spine fabric; source after lib.sh in a test whose
+# header says "vms=N fabric=K [leaves=L] [spines=S] [rate=R]":
+#
+#   . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+#   . "$STELLAR_REPO/tests/vm/fabric.sh"
+#
+# run-tests.sh starts N host VMs ("a", "b", ...) and a router VM that
+# builds the fabric (tests/vm/fabric-router.sh has the picture).  Host I
+# has the fabric address 10.100.0.I on eth0 and reaches the others by an
+# ECMP route over its K uplinks eth0..eth(K-1), hashed on ports; each
+# uplink and every switch egress port is shaped to the rate R (default
+# 100mbit), and the switches mark ECN with RED.
+#
+#   fabric_up                wait for the router; FABRIC_IP is ours
+#   fabric_ip ROLE           a host's fabric address
+#   fabric_cmd CMD ARGS...   run a router command (dark, impair, clear,
+#                            stats: see fabric-router.sh), print its output
+#   fabric_stat LINK DIR FIELD   one counter of a port from "stats":
+#                            packets, bytes, dropped or marked
+#   udp_sink PORT OUT STOP   count the datagrams per source port
+#   udp_spray DST PORT FIRST N   send from N source ports from FIRST on
+
+FABRIC_CMD_TIMEOUT=${FABRIC_CMD_TIMEOUT:-120}
+
+[ "${STELLAR_FABRIC:-0}" -gt 0 ] ||
+	fail "fabric.sh: the test header needs fabric=K (uplinks per host)"
+
+fabric_ip() {
+	echo "10.100.0.$(_vm_index "$1")"
+}
+
+FABRIC_IP=$(fabric_ip "$STELLAR_ROLE")
+
+# fabric_up: wait until the router has built the fabric and every other
+# host answers on its fabric address.
+fabric_up() {
+	local role deadline
+
+	deadline=$(($(date +%s) + $(scaled 120)))
+	until [ -f "$STELLAR_SHARED/fabric.ready" ]; do
+		[ ! -f /stellar/vm-fabric/exit_code ] ||
+			fail "the router VM stopped before the fabric was up"
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "the fabric was not up within $(scaled 120)s"
+		sleep 0.2
+	done
+	for role in $(other_roles); do
+		wait_for 30 ping -c 1 -W 1 "$(fabric_ip "$role")"
+	done
+	log "fabric up: $FABRIC_IP, $STELLAR_FABRIC uplinks, $(cat "$STELLAR_SHARED/fabric.ready")"
+}
+
+# fabric_cmd CMD ARGS...: run CMD on the router; print its output, fail
+# the test if it fails.
+fabric_cmd() {
+	local seq_file=/run/stellar/fabric_seq seq id deadline rc
+
+	seq=$(($(cat "$seq_file" 2>/dev/null || echo 0) + 1))
+	echo "$seq" >"$seq_file"
+	id=$STELLAR_ROLE.$seq
+	_publish "$STELLAR_SHARED/fabric.req.$id" "$*"
+	deadline=$(($(date +%s) + $(scaled "$FABRIC_CMD_TIMEOUT")))
+	while [ ! -f "$STELLAR_SHARED/fabric.rc.$id" ]; do
+		[ ! -f /stellar/vm-fabric/exit_code ] ||
+			fail "fabric_cmd $*: the router VM stopped"
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "fabric_cmd $*: no answer within ${FABRIC_CMD_TIMEOUT}s"
+		sleep 0.2
+	done
+	rc=$(cat "$STELLAR_SHARED/fabric.rc.$id")
+	cat "$STELLAR_SHARED/fabric.out.$id"
+	echo
+	[ "$rc" = 0 ] || fail "fabric_cmd $*: exited with $rc"
+	log "fabric: $*"
+}
+
+# fabric_stat STATS LINK DIR FIELD: a counter from fabric_cmd stats output.
+fabric_stat() {
+	local col
+
+	case "$4" in
+	packets) col=3 ;;
+	bytes) col=4 ;;
+	dropped) col=5 ;;
+	marked) col=6 ;;
+	*) fail "fabric_stat: no field $4" ;;
+	esac
+	echo "$1" | awk -v l="$2" -v d="$3" -v c="$col" \
+		'$1 == l && $2 == d { print $c; found = 1 } END { if (!found) print -1 }'
+}
+
+# udp_sink PORT OUT STOP: count, per source port, the datagrams that
+# reach UDP PORT until the file STOP exists; OUT gets "sport count" lines.
+udp_sink() {
+	python3 - "$@" <<'EOF'
+import os, socket, sys
+port, out, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", port))
+s.settimeout(0.2)
+seen = {}
+while not os.path.exists(stop):
+    try:
+        _, addr = s.recvfrom(2048)
+    except socket.timeout:
+        continue
+    seen[addr[1]] = seen.get(addr[1], 0) + 1
+with open(out, "w") as f:
+    for sport, n in sorted(seen.items()):
+        f.write("%d %d\n" % (sport, n))
+EOF
+}
+
+# udp_spray DST PORT FIRST_SPORT NPORTS: three datagrams to DST:PORT from
+# each of NPORTS source ports from FIRST_SPORT on.
+udp_spray() {
+	python3 - "$@" <<'EOF'
+import socket, sys, time
+dst, port, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+for i in range(3):
+    for sport in range(first, first + n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("0.0.0.0", sport))
+        s.sendto(b"x" * 64, (dst, port))
+        s.close()
+    time.sleep(0.2)
+EOF
+}
