@@ -344,6 +344,7 @@ vm_write_config() {
 		printf 'STELLAR_FABRIC_RATE=%q\n' "${FABRIC_RATE:-}"
 		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
 		printf 'STELLAR_TIMEOUT_SCALE=%q\n' "${TIMEOUT_SCALE:-1}"
+		printf 'STELLAR_LONG=%q\n' "${LONG:-1}"
 		printf 'STELLAR_SCRIPT=%q\n' "$script"
 		[ -z "${STELLAR_KO:-}" ] || printf 'STELLAR_KO=%q\n' "$STELLAR_KO"
 		# (printf with no arguments would still print one empty word)

@@ -207,6 +207,8 @@ main() {
 	export STELLAR_FABRIC_RATE
 	# Tests scale their own time bounds by it (make kasan: a slower kernel).
 	export STELLAR_TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
+	# The whole suite runs the short form of the long tests (lib.sh).
+	export STELLAR_LONG
 	# The host's STELLAR_KO (a variant or a KASAN build) reaches the test.
 	[ -z "${STELLAR_KO:-}" ] || export STELLAR_KO
 	export STELLAR_SHARED=/stellar/shared STELLAR_OUT=$VM_OUT

@@ -22,6 +22,8 @@
 #   STELLAR_SHARED   dir shared rw by both VMs (barriers, values)
 #   STELLAR_TIMEOUT_SCALE  how many times slower than usual the kernel runs
 #                    (make kasan: 3); scale the test's own time bounds by it
+#   STELLAR_LONG     1 when the test was named (run in full), 0 in the
+#                    whole suite (make check: its short form); long_run
 #
 # Link K (1..STELLAR_LINKS) is netdev eth(K-1) with 10.K.0.1/24 on VM a
 # and 10.K.0.2/24 on VM b (link_dev K, my_ip K, peer_ip K).
@@ -114,6 +116,12 @@ assert_fails() {
 # (STELLAR_TIMEOUT_SCALE).
 scaled() {
 	echo $(($1 * ${STELLAR_TIMEOUT_SCALE:-1}))
+}
+
+# long_run: the test runs in full (it was named), not in the short form
+# that make check runs within CI's time.
+long_run() {
+	[ "${STELLAR_LONG:-1}" = 1 ]
 }
 
 # Poll CMD... every 0.2 s until it succeeds; fail after SECONDS (scaled).

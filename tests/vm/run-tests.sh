@@ -29,6 +29,9 @@
 # the host.  STELLAR_TEST_JOBS=1 runs everything one at a time.
 # STELLAR_TIMEOUT_SCALE=N multiplies every test's timeout by N, for a
 # kernel that runs the tests slower (make kasan sets it).
+# Tests named on the command line run in full (long_run in lib.sh is
+# true); the whole suite (make check) runs the short form of the long
+# tests, to stay within CI's time.  STELLAR_LONG=0|1 overrides both.
 #
 # Options:
 #   --vms N        number of VMs (1, or 2 = "a" and "b")
@@ -354,6 +357,9 @@ parse_args() {
 	if [ "${#TESTS[@]}" = 0 ]; then
 		TESTS=("$REPO"/tests/integration/*.sh)
 		[ -f "${TESTS[0]}" ] || die "no tests in $REPO/tests/integration"
+		LONG=${STELLAR_LONG:-0}
+	else
+		LONG=${STELLAR_LONG:-1}
 	fi
 }
 
