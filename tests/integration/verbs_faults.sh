@@ -240,9 +240,18 @@ link_down() {
 	sleep 1
 	netem loss 100%
 	# The side with a send in flight must give up with retry exceeded;
-	# the other may wait for a receive forever, which RC allows: the
-	# timeout ends it.
+	# the other may wait for a receive forever, which RC allows: it is
+	# stopped once the peer is out (the timeout bounds both).
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -f "$STELLAR_SHARED/val.$(peer_role).link_down.exited" ]; then
+			sleep 2
+			kill "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
 	wait "$pid" || rc=$?
+	put_val link_down.exited 1
 	[ "$rc" != 0 ] || fail "link_down: pingpong succeeded on a dark link"
 	mine=no
 	grep -q "transport retry counter exceeded" "$log" && mine=yes
