@@ -26,11 +26,24 @@ power_off() {
 	sleep 1000
 }
 
+# is_mounted DIR: something is mounted on DIR.  Bash alone: every program
+# started costs about 0.1 s here (9p root under TCG), mkdir and mountpoint
+# took two thirds of the mounts' 2.7 s.
+is_mounted() {
+	local dev dir rest
+
+	[ -r /proc/mounts ] || return 1
+	while read -r dev dir rest; do
+		[ "$dir" = "$1" ] && return 0
+	done </proc/mounts
+	return 1
+}
+
 mount_once() {
 	local type=$1 dir=$2 opts=${3:-defaults}
 
-	mkdir -p "$dir"
-	mountpoint -q "$dir" || mount -t "$type" -o "$opts" "$type" "$dir" ||
+	[ -d "$dir" ] || mkdir -p "$dir"
+	is_mounted "$dir" || mount -t "$type" -o "$opts" "$type" "$dir" ||
 		say "mounting $type on $dir failed"
 }
 
@@ -43,7 +56,7 @@ mount_filesystems() {
 	mount_once tmpfs /run mode=0755
 	mount_once debugfs /sys/kernel/debug
 	mount_once tracefs /sys/kernel/tracing
-	mkdir -p /stellar
+	[ -d /stellar ] || mkdir -p /stellar
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 stellar \
 		/stellar || { say "mounting the results share failed"; power_off; }
 }
