@@ -24,7 +24,8 @@
 #
 # Tests of one VM with one vCPU use one host CPU each, so with
 # STELLAR_TEST_JOBS=2 (the default on a host with two or more CPUs) they
-# run two at a time, before the others, which run one at a time; a test
+# run two at a time (the longest, by timeout, first), before the others,
+# which run one at a time; a test
 # whose header says alone=yes (it measures time or rates) never shares
 # the host.  STELLAR_TEST_JOBS=1 runs everything one at a time.
 # STELLAR_TIMEOUT_SCALE=N multiplies every test's timeout by N, for a
@@ -388,6 +389,11 @@ main() {
 		fi
 	done
 	[ "${#paired[@]}" -gt 1 ] || { single=("${paired[@]}" "${single[@]}"); paired=(); }
+	# Longest first (by timeout), so that no long test runs alone at the
+	# end of the paired phase while a CPU idles.
+	mapfile -t paired < <(for script in "${paired[@]}"; do
+		echo "$(header_value "$script" timeout 300) $script"
+	done | sort -s -k 1,1nr | cut -d ' ' -f 2-)
 	run_paired "${paired[@]}"
 	for script in "${single[@]}"; do
 		run_one "$script"
