@@ -38,31 +38,6 @@ ibv_lists_in() {
 	ip netns exec "$1" ibv_devices | awk '{ print $1 }' | grep -qx -- "$2"
 }
 
-# ns_gid_index NS DEV IPV4: index of the RoCE v2 GID of IPV4 on DEV in NS.
-ns_gid_index() {
-	local want a b c d
-
-	IFS=. read -r a b c d <<<"$3"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		"$a" "$b" "$c" "$d")
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	ip netns exec "$1" sh -c '
-		d=/sys/class/infiniband/$1/ports/1
-		for i in $(seq 100); do
-			for f in "$d"/gids/*; do
-				n=${f##*/}
-				[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-				[ "$(cat "$d/gid_attrs/types/$n" 2>/dev/null)" = \
-					"RoCE v2" ] || continue
-				echo "$n"
-				exit 0
-			done
-			sleep 0.1
-		done
-		exit 1' sh "$2" "$want" ||
-		fail "no RoCE v2 GID for $3 on $2 in $1"
-}
-
 ns_tcp_listening() {
 	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
 }

@@ -62,31 +62,6 @@ tenant() {
 	wait_for 10 udp_4791_bound "$ns"
 }
 
-# ns_gid NS DEV IPV4: index of the RoCE v2 GID of IPV4 on DEV in NS.
-ns_gid() {
-	local want a b c d
-
-	IFS=. read -r a b c d <<<"$3"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		"$a" "$b" "$c" "$d")
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	ip netns exec "$1" sh -c '
-		d=/sys/class/infiniband/$1/ports/1
-		for i in $(seq 100); do
-			for f in "$d"/gids/*; do
-				n=${f##*/}
-				[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-				[ "$(cat "$d/gid_attrs/types/$n" 2>/dev/null)" = \
-					"RoCE v2" ] || continue
-				echo "$n"
-				exit 0
-			done
-			sleep 0.1
-		done
-		exit 1' sh "$2" "$want" ||
-		fail "no RoCE v2 GID for $3 on $2 in $1"
-}
-
 ns_tcp_listening() {
 	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
 }
@@ -214,9 +189,9 @@ ip link set br0 up
 tenant stellarA tA 10.70.0.1
 tenant stellarB tB 10.70.0.2
 tenant stellarS tS "$SERVER_IP"
-GA=$(ns_gid tA stellarA 10.70.0.1)
-GB=$(ns_gid tB stellarB 10.70.0.2)
-GS=$(ns_gid tS stellarS "$SERVER_IP")
+GA=$(ns_gid_index tA stellarA 10.70.0.1)
+GB=$(ns_gid_index tB stellarB 10.70.0.2)
+GS=$(ns_gid_index tS stellarS "$SERVER_IP")
 gcc -O2 -Wall -o /tmp/local_limits "$HELPERS/local_limits.c" -libverbs ||
 	fail "cannot build helpers/local_limits.c"
 gcc -O2 -Wall -Werror -o /tmp/tenant_pin "$HELPERS/tenant_pin.c" -libverbs ||
