@@ -10,9 +10,9 @@
 #     leaf1-spine1 dark towards the spine, some ports are lost and some
 #     arrive (the leaf spreads them over both spines), and the router's
 #     counters show the drops;
-#   - stellar, spray_paths 16: ib_write_bw a->b and c->d at once, then
-#     ibv_rc_pingpong -c (data checked) between a and d: the senders use
-#     both uplinks, leaf1 both spines, and b's leaf both of b's downlinks.
+#   - stellar, spray_paths 16: ib_write_bw a->b, then ibv_rc_pingpong -c
+#     (data checked) between a and d: the sender uses both uplinks, leaf1
+#     both spines, and b's leaf both of b's downlinks.
 # stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=100mbit timeout=600
 
 # shellcheck source=tests/vm/lib.sh
@@ -124,26 +124,20 @@ check_spray() {
 		tx0+=("$(tx_packets "$dev")")
 	done
 	barrier stats-before
-	case "$STELLAR_ROLE" in
-	a | b) stellar_pair bw_ab b a 18515 ib_write_bw -d stellar0 -x "$gid" \
-		-p 18515 -s 65536 -D 5 ;;
-	c | d) stellar_pair bw_cd d c 18516 ib_write_bw -d stellar0 -x "$gid" \
-		-p 18516 -s 65536 -D 5 ;;
-	esac
+	stellar_pair bw_ab b a 18515 ib_write_bw -d stellar0 -x "$gid" \
+		-p 18515 -s 65536 -D 4
 	pair_wait
-	case "$STELLAR_ROLE" in
-	a | c)
+	if [ "$STELLAR_ROLE" = a ]; then
 		perftest_value "$STELLAR_OUT/$PAIR_NAME.log" 4 >/dev/null
 		for dev in 0 1; do
 			delta=$(($(tx_packets "eth$dev") - tx0[dev]))
 			[ "$delta" -ge "$MIN_PACKETS" ] ||
 				fail "uplink eth$dev sent $delta packets: spray did not use it"
 		done
-		;;
-	esac
+	fi
 	barrier bw-done
 	stellar_pair pingpong d a 18517 ibv_rc_pingpong -d stellar0 -g "$gid" \
-		-p 18517 -c -s 65536 -n 200
+		-p 18517 -c -s 65536 -n 100
 	pair_wait
 	barrier pingpong-done
 	if [ "$STELLAR_ROLE" = a ]; then

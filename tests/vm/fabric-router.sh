@@ -50,8 +50,10 @@ leaf_of() {
 	echo $((($1 - 1) % LEAVES + 1))
 }
 
+ROLE_NAMES=(- a b c d e f g h)
+
 role_of() {
-	echo a b c d e f g h | cut -d ' ' -f "$1"
+	echo "${ROLE_NAMES[$1]}"
 }
 
 red_args() {
@@ -76,13 +78,15 @@ switch_sysctls() {
 		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 >\$f; done"
 }
 
-# The router's NIC of host I's uplink K, by the MAC run-tests.sh gave it.
+# The router's NIC of host I's uplink K, by the MAC run-tests.sh gave it
+# (read with bash's read: a program per NIC and host costs seconds here).
 host_nic() {
-	local mac dev
+	local mac dev addr
 
-	mac=$(printf '52:54:00:6e:%02x:%02x' "$2" "$1")
+	printf -v mac '52:54:00:6e:%02x:%02x' "$2" "$1"
 	for dev in /sys/class/net/*; do
-		[ "$(cat "$dev/address")" = "$mac" ] && { basename "$dev"; return; }
+		read -r addr <"$dev/address" || continue
+		[ "$addr" = "$mac" ] && { echo "${dev##*/}"; return; }
 	done
 	fail "no NIC with MAC $mac (host $1, uplink $2)"
 }
