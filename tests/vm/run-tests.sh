@@ -14,8 +14,8 @@
 # or, for hosts on a leaf-spine fabric (tests/vm/fabric.sh),
 #   # stellar-test: vms=N fabric=K [leaves=L] [spines=S] [rate=R] timeout=...
 # (N hosts "a", "b", ... up to 8 with K uplinks each, to a router VM
-# "fabric" that runs tests/vm/fabric-router.sh), and can be overridden
-# with the options below.  smp and mem default to
+# "fabric" that runs tests/vm/fabric-router.sh; STELLAR_FABRIC_RATE=R
+# overrides the rate), and can be overridden with the options below.  smp and mem default to
 # STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).  Guests boot with
 # SLUB debugging and page poisoning (common.sh) unless the header says
 # memdebug=off (a test whose rate checks or volume it would break, with
@@ -193,7 +193,7 @@ run_one() {
 	FABRIC_UPLINKS=$(header_value "$script" fabric 0)
 	FABRIC_LEAVES=$(header_value "$script" leaves 2)
 	FABRIC_SPINES=$(header_value "$script" spines 2)
-	FABRIC_RATE=$(header_value "$script" rate 100mbit)
+	FABRIC_RATE=${STELLAR_FABRIC_RATE:-$(header_value "$script" rate 100mbit)}
 	is_number "$FABRIC_UPLINKS" && is_number "$FABRIC_LEAVES" &&
 		is_number "$FABRIC_SPINES" || die "$name: bad stellar-test header"
 	if [ "$FABRIC_UPLINKS" -gt 0 ]; then
