@@ -123,23 +123,33 @@ static void stellar_resp_hdr(struct stellar_qp_xport *xp, struct stellar_pkt *hd
 
 /*
  * An ACK for a packet the requester sent again (it filled a gap, or it was
- * a duplicate) may be what a stalled requester waits for: a copy goes on
- * the previous reply port too, in case the path back for the newest one
- * is broken (over ECMP the way back of a port is not the way there).
+ * a duplicate) may be what a stalled requester waits for: copies go on
+ * the previous reply ports too, in case the way back for the newest one
+ * is broken (over ECMP the way back of a port is not the way there, and
+ * with one spine of two dark both ways only a quarter of the ports work).
+ * The last packet of a message gets one copy.
  */
 static void stellar_resp_ack_alt(struct stellar_qp_xport *xp,
 				 const struct stellar_tx_pkt *tp)
 {
-	struct stellar_tx_pkt copy = *tp;
-	bool twice = xp->ack_twice;
+	u8 copies = min_t(u8, xp->ack_copies, STELLAR_ALT_REPLY_PORTS);
+	u16 reply = stellar_resp_sport(xp);
+	u8 i;
 
-	xp->ack_twice = false;
-	if (!twice || !xp->peer_x || !xp->alt_sport ||
-	    xp->alt_sport == stellar_resp_sport(xp))
+	xp->ack_copies = 0;
+	if (!xp->peer_x)
 		return;
-	copy.skb = skb_copy(tp->skb, GFP_KERNEL);
-	if (copy.skb)
-		stellar_tx_xmit(xp, &xp->cfg.av, &copy, xp->alt_sport);
+	for (i = 0; i < copies; i++) {
+		struct stellar_tx_pkt copy = *tp;
+		u16 port = xp->alt_sports[i];
+
+		if (!port || port == reply)
+			continue;
+		copy.skb = skb_copy(tp->skb, GFP_KERNEL);
+		if (!copy.skb)
+			return;
+		stellar_tx_xmit(xp, &xp->cfg.av, &copy, port);
+	}
 }
 
 /* An ACK or NAK for PSN @psn, saying @msn messages completed. */
@@ -280,8 +290,8 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 	xp->newest_psn = stellar_psn_add(xp->win.epsn, -1);
 	xp->newest_ce = false;
 	xp->reply_sport = 0;
-	xp->alt_sport = 0;
-	xp->ack_twice = false;
+	memset(xp->alt_sports, 0, sizeof(xp->alt_sports));
+	xp->ack_copies = 0;
 }
 
 /**
@@ -1061,12 +1071,27 @@ static void stellar_resp_newest(struct stellar_qp_xport *xp,
 		stellar_xstat(xp, STELLAR_XS_ECN_CE_RCVD, 1);
 }
 
-/* With a stellar peer, responses echo the port of the latest request. */
+/*
+ * With a stellar peer, responses echo the port of the latest request; the
+ * ports before it are kept, newest first, for copies of ACKs.
+ */
 static void stellar_resp_reply_port(struct stellar_qp_xport *xp, u16 sport)
 {
+	u16 alt[STELLAR_ALT_REPLY_PORTS] = {};
+	u8 i, n = 0;
+
 	if (sport == xp->reply_sport)
 		return;
-	xp->alt_sport = xp->reply_sport;
+	if (xp->reply_sport)
+		alt[n++] = xp->reply_sport;
+	for (i = 0; i < STELLAR_ALT_REPLY_PORTS && n < STELLAR_ALT_REPLY_PORTS;
+	     i++) {
+		u16 port = xp->alt_sports[i];
+
+		if (port && port != sport && port != xp->reply_sport)
+			alt[n++] = port;
+	}
+	memcpy(xp->alt_sports, alt, sizeof(alt));
 	xp->reply_sport = sport;
 }
 
@@ -1097,8 +1122,8 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);
 	switch (stellar_psn_classify(&xp->win, pkt->psn)) {
 	case STELLAR_PSN_NEW_IN_ORDER:
-		xp->ack_twice |= xp->win.nr_ooo > 0 ||
-				 stellar_resp_msg_tail(xp, pkt);
+		if (xp->win.nr_ooo > 0 || stellar_resp_msg_tail(xp, pkt))
+			xp->ack_copies = max_t(u8, xp->ack_copies, 1);
 		stellar_resp_newest(xp, skb, pkt->psn);
 		stellar_resp_in_order(xp, skb, pkt);
 		return false;
@@ -1106,7 +1131,7 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_resp_newest(xp, skb, pkt->psn);
 		return stellar_resp_ooo(xp, skb, pkt);
 	case STELLAR_PSN_DUPLICATE:
-		xp->ack_twice = true;
+		xp->ack_copies = STELLAR_ALT_REPLY_PORTS;
 		stellar_resp_duplicate(xp, pkt);
 		return false;
 	default:

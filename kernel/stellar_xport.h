@@ -83,6 +83,12 @@
 #define STELLAR_RTO_MIN_US		2000
 /* Lost packets resent per acknowledgement, at most. */
 #define STELLAR_SEL_BUDGET		64
+/*
+ * Reply ports besides the newest that an ACK answering a resent packet
+ * also takes: over ECMP the way back of a port is not its way there, and
+ * the responder cannot tell which ways back are dead.
+ */
+#define STELLAR_ALT_REPLY_PORTS		3
 
 /* Bits of stellar_txp.flags. */
 #define STELLAR_TXP_DATA		BIT(0)	/* SEND/WRITE packet, tracked */
@@ -423,9 +429,11 @@ struct stellar_xport_rc {
  *	the next ACK says so (BECN) once
  * @reply_sport: with @peer_x, the UDP source port of the latest request:
  *	responses take the path the requester chose for it (0: none yet)
- * @alt_sport: the reply port before @reply_sport (0: none)
- * @ack_twice: the next ACK answers a resent packet: send it on
- *	@alt_sport too
+ * @alt_sports: the distinct reply ports before @reply_sport, newest
+ *	first (0: none)
+ * @ack_copies: the next ACK ends a message (1) or answers a resent
+ *	packet (STELLAR_ALT_REPLY_PORTS): it goes on that many of
+ *	@alt_sports too
  * @msg: the message being received
  * @resp_work: sends the responses of READ and atomic requests
  * @res_next: index of the next request
@@ -505,8 +513,8 @@ struct stellar_qp_xport {
 	u32 newest_psn;
 	bool newest_ce;
 	u16 reply_sport;
-	u16 alt_sport;
-	bool ack_twice;
+	u16 alt_sports[STELLAR_ALT_REPLY_PORTS];
+	u8 ack_copies;
 	struct stellar_resp_msg msg;
 	struct work_struct resp_work;
 	u32 res_next;
