@@ -18,13 +18,17 @@
 #     the way back is dark);
 #   - the rate afterwards must reach half of the lower of those two, and
 #     the stall must end within the first half of the dark window.
-# make check runs "both" (lib.sh long_run); named, all three run.
+# Not part of make check (tests/long: run it by name,
+# "tests/vm/run-tests.sh fabric_failover"); see the notes below.
+# Seen once (20 Mbit/s, "both"): perftest's run ended on time but both
+# ends took another 3.7 minutes to exit, with no packet on the fabric
+# meanwhile; not yet understood.
 #
 # The goals (stall <= 20 smoothed RTTs, 80% of the capacity left,
 # 5 runs at 20 and 40 Mbit/s) are logged as "GOAL" lines, met or not:
 #   STELLAR_FABRIC_RATE=40mbit tests/vm/run-tests.sh fabric_failover -- runs=5
 # Arguments (optional): scenarios to run, of "both", "up" and "down"
-# (default: see above), and "runs=N" (each scenario N times, default 1).
+# (default all three), and "runs=N" (each scenario N times, default 1).
 # stellar-test: vms=2 fabric=2 leaves=2 spines=2 rate=20mbit timeout=1800 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
@@ -42,11 +46,7 @@ for arg in "$@"; do
 	*) fail "unknown argument '$arg' (both, up, down, runs=N)" ;;
 	esac
 done
-if [ "${#SCENARIOS[@]}" = 0 ]; then
-	# make check's short form (lib.sh long_run): both directions at once
-	SCENARIOS=(both)
-	! long_run || SCENARIOS=(both up down)
-fi
+[ "${#SCENARIOS[@]}" -gt 0 ] || SCENARIOS=(both up down)
 BW_SECONDS=30
 PRE_SECONDS=8
 DARK_SECONDS=12

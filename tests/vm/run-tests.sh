@@ -6,9 +6,10 @@
 #
 #   tests/vm/run-tests.sh [options] [NAME|PATH ...] [-- SCRIPT-ARGS...]
 #
-# NAME is a test in tests/integration (with or without .sh); PATH is any
-# test script (it may live outside the repo).  Without tests, runs every
-# tests/integration/*.sh.  A test's topology comes from its header line
+# NAME is a test in tests/integration or tests/long (with or without
+# .sh); PATH is any test script (it may live outside the repo).  Without
+# tests, runs every tests/integration/*.sh (tests/long only when
+# named).  A test's topology comes from its header line
 #   # stellar-test: vms=1|2 links=N timeout=SECONDS [smp=N] [mem=MB] [skip=allowed]
 #                   [memdebug=off] [alone=yes]
 # or, for hosts on a leaf-spine fabric (tests/vm/fabric.sh),
@@ -86,6 +87,8 @@ resolve_test() {
 		echo "$REPO/tests/integration/$arg"
 	elif [ -f "$REPO/tests/integration/$arg.sh" ]; then
 		echo "$REPO/tests/integration/$arg.sh"
+	elif [ -f "$REPO/tests/long/$arg.sh" ]; then
+		echo "$REPO/tests/long/$arg.sh"
 	else
 		die "no such test: $arg"
 	fi
