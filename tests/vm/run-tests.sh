@@ -36,8 +36,10 @@
 # tests, to stay within CI's time.  STELLAR_LONG=0|1 overrides both.
 #
 # Options:
-#   --vms N        number of VMs (1, or 2 = "a" and "b")
+#   --vms N        number of VMs (1, or 2 = "a" and "b"; up to 8 hosts
+#                  on a fabric)
 #   --links N      links between the two VMs (default 1 when vms=2)
+#   --fabric K     put the VMs on a leaf-spine fabric, K uplinks each
 #   --timeout S    test timeout in seconds (guest side; default 300)
 #   --results DIR  where logs go (default tests/vm/.build/results/<stamp>)
 #   -v, --verbose  stream the guests' test output while it runs
@@ -53,7 +55,7 @@ set -u
 # shellcheck source=tests/vm/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-OPT_VMS='' OPT_LINKS='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
+OPT_VMS='' OPT_LINKS='' OPT_FABRIC='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
 TAIL_PIDS=() LANE_PIDS=()
 JOBS=${STELLAR_TEST_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
 TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
@@ -193,7 +195,7 @@ run_one() {
 	is_number "$vms" && is_number "$links" && is_number "$timeout" &&
 		is_number "$VM_SMP" && is_number "$VM_MEM" ||
 		die "$name: bad stellar-test header"
-	FABRIC_UPLINKS=$(header_value "$script" fabric 0)
+	FABRIC_UPLINKS=${OPT_FABRIC:-$(header_value "$script" fabric 0)}
 	FABRIC_LEAVES=$(header_value "$script" leaves 2)
 	FABRIC_SPINES=$(header_value "$script" spines 2)
 	FABRIC_RATE=${STELLAR_FABRIC_RATE:-$(header_value "$script" rate 100mbit)}
@@ -343,6 +345,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--vms) OPT_VMS=$2; shift ;;
+		--fabric) OPT_FABRIC=$2; shift ;;
 		--links) OPT_LINKS=$2; shift ;;
 		--timeout) OPT_TIMEOUT=$2; shift ;;
 		--results) RESULTS=$2; shift ;;
