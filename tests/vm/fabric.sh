@@ -35,19 +35,29 @@ fabric_ip() {
 
 FABRIC_IP=$(fabric_ip "$STELLAR_ROLE")
 
+# _router_wait FILE SECONDS WHAT: wait until the router writes FILE (in
+# the shared dir); fail if the router VM stops first or SECONDS (scaled)
+# pass.
+_router_wait() {
+	local file=$STELLAR_SHARED/$1 seconds deadline
+
+	seconds=$(scaled "$2")
+	deadline=$(($(date +%s) + seconds))
+	until [ -f "$file" ]; do
+		[ ! -f /stellar/vm-fabric/exit_code ] ||
+			fail "$3: the router VM stopped"
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			fail "$3: no answer from the router within ${seconds}s"
+		sleep 0.2
+	done
+}
+
 # fabric_up: wait until the router has built the fabric and every other
 # host answers on its fabric address.
 fabric_up() {
-	local role deadline
+	local role
 
-	deadline=$(($(date +%s) + $(scaled 120)))
-	until [ -f "$STELLAR_SHARED/fabric.ready" ]; do
-		[ ! -f /stellar/vm-fabric/exit_code ] ||
-			fail "the router VM stopped before the fabric was up"
-		[ "$(date +%s)" -lt "$deadline" ] ||
-			fail "the fabric was not up within $(scaled 120)s"
-		sleep 0.2
-	done
+	_router_wait fabric.ready 120 "fabric_up"
 	for role in $(other_roles); do
 		wait_for 30 ping -c 1 -W 1 "$(fabric_ip "$role")"
 	done
@@ -57,20 +67,13 @@ fabric_up() {
 # fabric_cmd CMD ARGS...: run CMD on the router; print its output, fail
 # the test if it fails.
 fabric_cmd() {
-	local seq_file=/run/stellar/fabric_seq seq id deadline rc
+	local seq_file=/run/stellar/fabric_seq seq id rc
 
 	seq=$(($(cat "$seq_file" 2>/dev/null || echo 0) + 1))
 	echo "$seq" >"$seq_file"
 	id=$STELLAR_ROLE.$seq
 	_publish "$STELLAR_SHARED/fabric.req.$id" "$*"
-	deadline=$(($(date +%s) + $(scaled "$FABRIC_CMD_TIMEOUT")))
-	while [ ! -f "$STELLAR_SHARED/fabric.rc.$id" ]; do
-		[ ! -f /stellar/vm-fabric/exit_code ] ||
-			fail "fabric_cmd $*: the router VM stopped"
-		[ "$(date +%s)" -lt "$deadline" ] ||
-			fail "fabric_cmd $*: no answer within ${FABRIC_CMD_TIMEOUT}s"
-		sleep 0.2
-	done
+	_router_wait "fabric.rc.$id" "$FABRIC_CMD_TIMEOUT" "fabric_cmd $*"
 	rc=$(cat "$STELLAR_SHARED/fabric.rc.$id")
 	cat "$STELLAR_SHARED/fabric.out.$id"
 	echo

@@ -96,7 +96,7 @@ iface_by_mac() {
 # VM's NICs are named by fabric-router.sh and a host's uplinks are set up
 # by configure_fabric_host.
 configure_links() {
-	local link dev mac
+	local link dev
 
 	[ "${STELLAR_LINKS:-0}" -gt 0 ] || return 0
 	modprobe virtio_net || say "modprobe virtio_net failed"
@@ -105,16 +105,28 @@ configure_links() {
 		configure_fabric_host
 		return
 	fi
+	name_links "$STELLAR_LINKS"
 	for link in $(seq 1 "$STELLAR_LINKS"); do
+		dev=eth$((link - 1))
+		[ -e "/sys/class/net/$dev" ] || continue
+		ip addr add "10.$link.0.$STELLAR_VM_INDEX/24" dev "$dev"
+		ip link set "$dev" up
+	done
+}
+
+# name_links N: the NICs of links 1..N (MAC 52:54:00:5e:LINK:INDEX) become
+# eth0..eth(N-1), through temporary names so that no two collide.
+name_links() {
+	local link dev mac
+
+	for link in $(seq 1 "$1"); do
 		mac=$(printf '52:54:00:5e:%02x:%02x' "$link" "$STELLAR_VM_INDEX")
 		dev=$(iface_by_mac "$mac") || { say "no NIC with MAC $mac"; continue; }
 		ip link set "$dev" name "stmp$link"
 	done
-	for link in $(seq 1 "$STELLAR_LINKS"); do
-		dev=eth$((link - 1))
-		ip link set "stmp$link" name "$dev" || continue
-		ip addr add "10.$link.0.$STELLAR_VM_INDEX/24" dev "$dev"
-		ip link set "$dev" up
+	for link in $(seq 1 "$1"); do
+		ip link set "stmp$link" name "eth$((link - 1))" ||
+			say "renaming stmp$link failed"
 	done
 }
 
@@ -132,16 +144,12 @@ configure_fabric_host() {
 	for conf in /proc/sys/net/ipv4/conf/*/rp_filter; do
 		echo 0 >"$conf"
 	done
-	for k in $(seq 1 "$STELLAR_FABRIC"); do
-		mac=$(printf '52:54:00:5e:%02x:%02x' "$k" "$STELLAR_VM_INDEX")
-		dev=$(iface_by_mac "$mac") || { say "no NIC with MAC $mac"; continue; }
-		ip link set "$dev" name "stmp$k"
-	done
+	name_links "$STELLAR_FABRIC"
 	for k in $(seq 1 "$STELLAR_FABRIC"); do
 		dev=eth$((k - 1))
 		net=10.$((10 + k)).$STELLAR_VM_INDEX
 		mac=$(printf '52:54:00:6e:%02x:%02x' "$k" "$STELLAR_VM_INDEX")
-		ip link set "stmp$k" name "$dev" || continue
+		[ -e "/sys/class/net/$dev" ] || continue
 		ip addr add "$net.2/24" dev "$dev"
 		ip link set "$dev" up
 		ip neigh replace "$net.1" lladdr "$mac" dev "$dev" nud permanent
