@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# The fabric benchmark's guest side, run by bench/fabric.sh: four hosts on
+# the leaf-spine fabric of the VM harness (tests/vm/fabric-router.sh; a
+# and c on leaf1, b and d on leaf2, two spines, two uplinks per host,
+# every port shaped to the fabric rate with an ECN-marking RED queue).
+# Incast: a, b and c each write to d at once (ib_write_bw -D, 64 KB, one
+# QP each); d's two downlinks are the bottleneck.  For rdma_rxe, then
+# stellar (spray_paths PATHS):
+#
+#   rtt_idle_p50/p99   ping a -> d, unloaded (ms)
+#   rtt_load_p50/p99   ping a -> d while the incast runs (ms): the
+#                      fabric's queues as any flow through them sees them
+#   bw_a, bw_b, bw_c   each sender's ib_write_bw average (MiB/s)
+#   qp_ok              every ib_write_bw exited 0 on both ends
+#
+# VM d writes one line per figure to $STELLAR_OUT/bench.tsv:
+#   CONFIG<TAB>TEST<TAB>VALUE<TAB>UNIT
+# Arguments: [--seconds N] [--paths N] [--only rxe|stellar]
+# stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=20mbit timeout=1500 memdebug=off
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
+# shellcheck source=tests/vm/fabric.sh
+. "$STELLAR_REPO/tests/vm/fabric.sh"
+
+SECONDS_BW=15
+PATHS=16
+ONLY=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) SECONDS_BW=$2; shift ;;
+	--paths) PATHS=$2; shift ;;
+	--only) ONLY=$2; shift ;;
+	'') ;;	# the harness passes an empty argument when there are none
+	*) fail "bench/fabric-guest.sh: unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+TSV=$STELLAR_OUT/bench.tsv
+: >"$TSV"
+PORT=19600
+declare -A SENDER_PORT=([a]=1 [b]=2 [c]=3)
+
+record() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$TSV"
+}
+
+# ping_stats LOG: "p50 p99" of the RTTs in a ping log, in ms.
+ping_stats() {
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END {
+			if (!NR) { print "— —"; exit }
+			p = int(NR * 0.99 + 0.5); if (p < 1) p = 1; if (p > NR) p = NR
+			print v[int((NR + 1) / 2)], v[p] }'
+}
+
+# device_up CONFIG: rxe0 or stellar0 on eth0; sets DEV and GID.
+device_up() {
+	if [ "$1" = rxe ]; then
+		modprobe -a ib_core ib_uverbs rdma_ucm rdma_rxe
+		rdma link add rxe0 type rxe netdev eth0
+		DEV=rxe0
+	else
+		stellar_load "spray_paths=$PATHS"
+		rdma link add stellar0 type stellar netdev eth0
+		DEV=stellar0
+	fi
+	GID=$(gid_index "$DEV" "$FABRIC_IP")
+}
+
+device_down() {
+	rdma link delete "$DEV"
+	if [ "$DEV" = rxe0 ]; then
+		rmmod rdma_rxe
+	else
+		stellar_unload
+	fi
+}
+
+# incast CONFIG: a, b and c write to d at once; a pings d meanwhile.
+incast() {
+	local config=$1 role pid pids=() rc=0 ok=yes port
+
+	PORT=$((PORT + 10))
+	if [ "$STELLAR_ROLE" = d ]; then
+		for role in a b c; do
+			port=$((PORT + SENDER_PORT[$role]))
+			timeout $((SECONDS_BW + 120)) ib_write_bw -d "$DEV" -x "$GID" \
+				-p "$port" -s 65536 -D "$SECONDS_BW" \
+				>"$STELLAR_OUT/$config-server-$role.log" 2>&1 &
+			pids+=($!)
+			wait_for 30 tcp_listening "$port"
+		done
+		put_val "$config.ready" 1
+	else
+		get_val_from d "$config.ready" >/dev/null
+		port=$((PORT + SENDER_PORT[$STELLAR_ROLE]))
+		timeout $((SECONDS_BW + 120)) ib_write_bw -d "$DEV" -x "$GID" \
+			-p "$port" -s 65536 -D "$SECONDS_BW" "$(fabric_ip d)" \
+			>"$STELLAR_OUT/$config-client.log" 2>&1 &
+		pids+=($!)
+		if [ "$STELLAR_ROLE" = a ]; then
+			sleep 3
+			timeout $((SECONDS_BW - 4)) ping -i 0.2 "$(fabric_ip d)" \
+				>"$STELLAR_OUT/$config-ping-load.log" 2>&1 || true
+		fi
+	fi
+	for pid in "${pids[@]}"; do
+		wait "$pid" || rc=$?
+	done
+	[ "$rc" = 0 ] || ok=no
+	put_val "$config.ok" "$ok"
+	if [ "$STELLAR_ROLE" != d ]; then
+		put_val "$config.bw" "$(perftest_result "$STELLAR_OUT/$config-client.log" |
+			awk '{ print $4 }')"
+	fi
+	barrier "$config.incast-done"
+	[ "$STELLAR_ROLE" = d ] || return 0
+	for role in a b c; do
+		record "$config" "bw_$role" "$(get_val_from "$role" "$config.bw")" MiB/s
+		[ "$(get_val_from "$role" "$config.ok")" = yes ] || ok=no
+	done
+	record "$config" qp_ok "$ok"
+}
+
+run_config() {
+	local config=$1
+
+	device_up "$config"
+	barrier "$config.up"
+	if [ "$STELLAR_ROLE" = a ]; then
+		ping -c 20 -i 0.2 "$(fabric_ip d)" >"$STELLAR_OUT/$config-ping-idle.log" 2>&1 || true
+		put_val "$config.idle" "$(ping_stats "$STELLAR_OUT/$config-ping-idle.log")"
+	fi
+	barrier "$config.idle-done"
+	incast "$config"
+	if [ "$STELLAR_ROLE" = a ]; then
+		put_val "$config.load" "$(ping_stats "$STELLAR_OUT/$config-ping-load.log")"
+	fi
+	if [ "$STELLAR_ROLE" = d ]; then
+		read -r p50 p99 <<<"$(get_val_from a "$config.idle")"
+		record "$config" rtt_idle_p50 "$p50" ms
+		record "$config" rtt_idle_p99 "$p99" ms
+		read -r p50 p99 <<<"$(get_val_from a "$config.load")"
+		record "$config" rtt_load_p50 "$p50" ms
+		record "$config" rtt_load_p99 "$p99" ms
+	fi
+	barrier "$config.measured"
+	device_down
+}
+
+fabric_up
+[ "$STELLAR_ROLE" != d ] || record setup rate "$STELLAR_FABRIC_RATE"
+[ "$STELLAR_ROLE" != d ] || record setup paths "$PATHS"
+for config in rxe stellar; do
+	[ -z "$ONLY" ] || [ "$ONLY" = "$config" ] || continue
+	run_config "$config"
+done
+[ "$STELLAR_ROLE" != a ] || fabric_cmd stats >"$STELLAR_OUT/stats.txt"
+barrier finished
+log "fabric bench done"

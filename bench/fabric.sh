@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# Fabric benchmark (issue 14): incast on the VM harness's leaf-spine
+# fabric, rdma_rxe and stellar side by side in one run.  Four VMs, two
+# leaves, two spines, two uplinks per host, every port shaped to RATE
+# with an ECN-marking RED queue; a, b and c write to d at once
+# (bench/fabric-guest.sh).  Writes a markdown table to
+# bench/results/fabric-latest.md (or --out).
+#
+#   bench/fabric.sh [--rate RATE] [--seconds N] [--paths N]
+#                   [--only rxe|stellar] [--out FILE] [--from RESULTS]
+# (--from: write the table again from an earlier run's results dir)
+#
+# Run as root on the build host after "make".  Knobs of the VM harness
+# apply.
+
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+REPO=$(dirname "$BENCH_DIR")
+OUT=$BENCH_DIR/results/fabric-latest.md
+RATE=20mbit
+FROM=''
+GUEST_ARGS=()
+
+die() {
+	echo "bench/fabric: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '12,14p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		[ "$1" = -h ] || [ "$1" = --help ] || [ $# -ge 2 ] || usage
+		case "$1" in
+		--rate) RATE=$2 ;;
+		--seconds | --paths | --only) GUEST_ARGS+=("$1" "$2") ;;
+		--out) OUT=$2 ;;
+		--from) FROM=$2 ;;
+		-h | --help) usage ;;
+		*) echo "bench/fabric: unknown argument '$1'" >&2; usage ;;
+		esac
+		shift 2
+	done
+}
+
+# fig CONFIG TEST: a figure of the guest's bench.tsv ("—" if missing).
+fig() {
+	awk -F '\t' -v c="$1" -v t="$2" '$1 == c && $2 == t { v = $3 }
+		END { print (v == "" ? "—" : v) }' "$TSV"
+}
+
+# figures CONFIG: "goodput_ratio jain p99_ratio qp_ok" of one config;
+# goodput against the bottleneck, d's two downlinks at RATE.
+figures() {
+	awk -F '\t' -v c="$1" -v rate="$RATE" '
+		$1 == c && $2 ~ /^bw_/ { bw[$2] = $3 }
+		$1 == c { f[$2] = $3 }
+		END {
+			n = 0; sum = 0; sq = 0
+			for (k in bw) { n++; sum += bw[k]; sq += bw[k] * bw[k] }
+			r = rate; sub(/mbit$/, "", r)
+			neck = 2 * r * 1e6 / 8 / 1048576
+			good = "—"; jain = "—"; p99 = "—"; ok = "—"
+			if (n) good = sprintf("%.2f", sum / neck)
+			if (sq > 0) jain = sprintf("%.3f", sum * sum / (n * sq))
+			if (f["rtt_idle_p50"] > 0)
+				p99 = sprintf("%.1f", f["rtt_load_p99"] / f["rtt_idle_p50"])
+			if (f["qp_ok"] != "") ok = f["qp_ok"]
+			print good, jain, p99, ok
+		}' "$TSV"
+}
+
+# met VALUE OP TARGET
+met() {
+	awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
+		if (v !~ /^[0-9.]+$/) { print "—"; exit }
+		ok = (op == ">=") ? v + 0 >= t : v + 0 <= t
+		print ok ? "yes" : "no" }'
+}
+
+write_report() {
+	local rg rj rp rq sg sj sp sq
+
+	read -r rg rj rp rq <<<"$(figures rxe)"
+	read -r sg sj sp sq <<<"$(figures stellar)"
+	mkdir -p "$(dirname "$OUT")"
+	{
+		echo "# virtio-stellar fabric benchmark: incast"
+		echo
+		echo "Command: \`bench/fabric.sh${ORIG_ARGS:+ $ORIG_ARGS}\`  "
+		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
+		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
+		echo "Fabric: 4 hosts, 2 leaves, 2 spines, 2 uplinks per host, every port $RATE (tbf, RED with ECN); stellar spray_paths $(fig setup paths)  "
+		echo "Guest log: \`$RESULTS\`"
+		echo
+		echo "| Figure | rdma_rxe | stellar | Target (stellar) | Met |"
+		echo "|---|---:|---:|---|---|"
+		for k in a b c; do
+			echo "| ib_write_bw $k -> d, MiB/s | $(fig rxe "bw_$k") | $(fig stellar "bw_$k") | | |"
+		done
+		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $sg | >= 0.90 | $(met "$sg" '>=' 0.9) |"
+		echo "| Jain fairness of the 3 senders | $rj | $sj | >= 0.95 | $(met "$sj" '>=' 0.95) |"
+		echo "| ping a -> d unloaded p50 / p99, ms | $(fig rxe rtt_idle_p50) / $(fig rxe rtt_idle_p99) | $(fig stellar rtt_idle_p50) / $(fig stellar rtt_idle_p99) | | |"
+		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
+		echo "| p99 under incast / unloaded p50 | $rp | $sp | <= 3 | $(met "$sp" '<=' 3) |"
+		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
+		echo
+		echo "a and c sit on leaf1, b and d on leaf2.  Goodput: the three"
+		echo "ib_write_bw averages over d's two downlinks' rate.  RTT: ICMP ping"
+		echo "from a to d through the same queues, every 0.2 s.  Under TCG the"
+		echo "figures compare with each other, not with hardware; the fabric's"
+		echo "queues (RED limit 400 KB) hold up to 160 ms at 20 Mbit/s.  RED"
+		echo "marks ECN-capable packets and drops the others, perftest's TCP"
+		echo "exchange included; a failed exit is explained in the guest logs."
+	} >"$OUT"
+}
+
+main() {
+	ORIG_ARGS="$*"
+	parse_args "$@"
+	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
+	[ -f "$REPO/kernel/virtio_stellar.ko" ] || die "kernel/virtio_stellar.ko not built: run make"
+	command -v ib_write_bw >/dev/null || die "perftest is not installed"
+	if [ -z "$FROM" ]; then
+		RESULTS=$REPO/tests/vm/.build/results/fabric-bench-$(date +%Y%m%d-%H%M%S)
+		mkdir -p "$RESULTS"
+		STELLAR_FABRIC_RATE=$RATE "$REPO/tests/vm/run-vm.sh" \
+			--results "$RESULTS" "$BENCH_DIR/fabric-guest.sh" \
+			"${GUEST_ARGS[@]}" ||
+			echo "bench/fabric: the guest run failed; writing what it measured"
+	else
+		RESULTS=$FROM
+	fi
+	TSV=$RESULTS/fabric-guest/vm-d/bench.tsv
+	[ -s "$TSV" ] || die "no measurements in $TSV"
+	write_report
+	echo "bench/fabric: wrote $OUT"
+	cat "$OUT"
+}
+
+main "$@"
