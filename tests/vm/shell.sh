@@ -69,6 +69,8 @@ port_base=0
 trap vm_kill_all EXIT
 vm_initramfs "$(vm_kernel_version)" >/dev/null || exit 2
 echo "logs: $dir"
+# barrier and get_val wait for every role in STELLAR_ROLES
+ROLES=$([ "$vms" = 2 ] && echo "a b" || echo a)
 for role in a b; do
 	index=$([ "$role" = a ] && echo 1 || echo 2)
 	[ "$index" -le "$vms" ] || break
