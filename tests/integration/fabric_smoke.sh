@@ -101,13 +101,20 @@ stellar_pair() {
 	fi
 }
 
+# pair_wait: wait for this host's side of the pair; on failure, show the
+# program's error lines first (the log's head is perftest's banner) and
+# the device's retry counters.
 pair_wait() {
-	local rc=0
+	local rc=0 log=$STELLAR_OUT/$PAIR_NAME.log stats=$STELLAR_OUT/$PAIR_NAME.stats
 
 	[ -n "$PAIR_PID" ] || return 0
 	wait "$PAIR_PID" || rc=$?
+	cp /proc/stellar/stellar0/stats "$stats"
 	[ "$rc" = 0 ] ||
-		fail "$PAIR_NAME: exited with $rc:"$'\n'"$(tail -20 "$STELLAR_OUT/$PAIR_NAME.log")"
+		fail "$PAIR_NAME: exited with $rc:
+$(grep -iE 'err|fail|couldn|unable' "$log" || true)
+$(grep -E 'retrans|timeout|nak|drop' "$stats" || true)
+$(tail -8 "$log")"
 	log "$PAIR_NAME: ok"
 }
 
