@@ -216,6 +216,11 @@ static const struct stellar_opcode_info stellar_opcodes[256] = {
 		.ext = STELLAR_EXT_DETH | STELLAR_EXT_IMMDT,
 		.ext_len = STELLAR_DETH_LEN + STELLAR_IMMDT_LEN,
 	},
+	/* RoCEv2 annex A17: BTH (BECN set) and 16 reserved bytes. */
+	[STELLAR_OP_CNP] = {
+		.name = "CNP", .qp_class = STELLAR_QPC_CNP,
+		.ext_len = STELLAR_CNP_RSVD_LEN,
+	},
 };
 
 /**
@@ -223,7 +228,7 @@ static const struct stellar_opcode_info stellar_opcodes[256] = {
  * @opcode: BTH OpCode
  *
  * Return: the opcode's description, or NULL if stellar does not support it
- * (RD, CNP, reserved and vendor opcodes).
+ * (RD, XRC, reserved and vendor opcodes).
  */
 const struct stellar_opcode_info *stellar_opcode_info(u8 opcode)
 {
@@ -636,6 +641,8 @@ u32 stellar_build_headers(u8 *bth, const struct stellar_pkt *pkt)
 		pkt = &rc_bits;
 	}
 	sw_build_bth(bth, pkt);
+	if (pkt->opcode == STELLAR_OP_CNP)
+		memset(bth + STELLAR_BTH_LEN, 0, STELLAR_CNP_RSVD_LEN);
 	sw_build_ext(bth + STELLAR_BTH_LEN,
 		     info->ext | (pkt->xhdr ? STELLAR_EXT_X : 0), pkt);
 	return len;

@@ -23,6 +23,7 @@
 #define STELLAR_IETH_LEN	4	/* invalidate extended transport header */
 #define STELLAR_DETH_LEN	8	/* datagram extended transport header */
 #define STELLAR_ICRC_LEN	4	/* invariant CRC trailer */
+#define STELLAR_CNP_RSVD_LEN	16	/* reserved bytes after a CNP's BTH */
 /* Longest BTH plus extension headers of any opcode (BTH + AtomicETH). */
 #define STELLAR_MAX_HDR_LEN	(STELLAR_BTH_LEN + STELLAR_ATMETH_LEN)
 
@@ -125,6 +126,9 @@ enum stellar_opcode {
 
 	STELLAR_OP_UD_SEND_ONLY				= 0x64,
 	STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE		= 0x65,
+
+	/* Congestion notification packet (RoCEv2) */
+	STELLAR_OP_CNP					= 0x81,
 };
 
 /* Extension headers following the BTH, in wire order. */
@@ -163,6 +167,7 @@ enum stellar_qp_class {
 	STELLAR_QPC_RC,
 	STELLAR_QPC_UC,
 	STELLAR_QPC_UD,
+	STELLAR_QPC_CNP,	/* for an RC or UC QP, from its peer */
 };
 
 /**

@@ -170,6 +170,8 @@ static void test_opcode_table(void **state)
 		const struct stellar_opcode_info *info = stellar_opcode_info(opcode);
 		const struct expected_op *exp = find_expected(opcode);
 
+		if (opcode == STELLAR_OP_CNP)
+			continue;	/* test_cnp */
 		if (!exp) {
 			assert_null(info);
 			assert_int_equal(stellar_hdr_len(opcode), 0);
@@ -424,7 +426,7 @@ static void test_bad_opcode(void **state)
 	(void)state;
 	memset(buf, 0, sizeof(buf));
 	for (opcode = 0; opcode < 256; opcode++) {
-		if (find_expected(opcode))
+		if (find_expected(opcode) || opcode == STELLAR_OP_CNP)
 			continue;
 		bth.opcode = (uint8_t)opcode;
 		put_bth_bytes(buf, &bth);
@@ -666,7 +668,7 @@ static void test_build_masks_wide_fields(void **state)
 
 static void test_build_unsupported_opcode(void **state)
 {
-	struct stellar_pkt pkt = { .opcode = 0x81 };	/* CNP */
+	struct stellar_pkt pkt = { .opcode = 0x15 };	/* reserved RC */
 	uint8_t buf[STELLAR_MAX_HDR_LEN];
 	uint8_t untouched[STELLAR_MAX_HDR_LEN];
 
@@ -675,7 +677,62 @@ static void test_build_unsupported_opcode(void **state)
 	memcpy(untouched, buf, sizeof(buf));
 	assert_int_equal(stellar_build_headers(buf, &pkt), 0);
 	assert_memory_equal(buf, untouched, sizeof(buf));
-	assert_int_equal(stellar_udp_payload_len(0x81, 10), 0);
+	assert_int_equal(stellar_udp_payload_len(0x15, 10), 0);
+}
+
+/*
+ * CNP (RoCEv2 annex A17): BTH with BECN set and 16 reserved bytes; the
+ * bytes of one a ConnectX-4 Lx sent to QP 0x118 (tests/unit/test_icrc.c).
+ */
+static const uint8_t cnp_capture[32] = {
+	0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x01, 0x18,
+	0x00, 0x00, 0x00, 0x00,
+	[28] = 0x82, 0xfd, 0x00, 0x2a,
+};
+
+static void test_cnp(void **state)
+{
+	const struct stellar_opcode_info *info;
+	struct stellar_pkt pkt;
+	uint8_t buf[64];
+
+	(void)state;
+	info = stellar_opcode_info(STELLAR_OP_CNP);
+	assert_non_null(info);
+	assert_int_equal(info->qp_class, STELLAR_QPC_CNP);
+	assert_int_equal(info->flags, 0);
+	assert_int_equal(stellar_hdr_len(STELLAR_OP_CNP), 28);
+	assert_int_equal(stellar_udp_payload_len(STELLAR_OP_CNP, 0), 32);
+
+	assert_int_equal(parse_exact(cnp_capture, sizeof(cnp_capture)),
+			 STELLAR_RX_OK);
+	assert_int_equal(stellar_parse_packet(cnp_capture, sizeof(cnp_capture),
+					      &pkt), STELLAR_RX_OK);
+	assert_int_equal(pkt.opcode, STELLAR_OP_CNP);
+	assert_true(pkt.becn);
+	assert_false(pkt.fecn);
+	assert_int_equal(pkt.pkey, 0xffff);
+	assert_int_equal(pkt.dest_qpn, 0x118);
+	assert_int_equal(pkt.hdr_len, 28);
+	assert_int_equal(pkt.payload_len, 0);
+	/* payload after the reserved bytes, or the reserved bytes cut short */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, cnp_capture, sizeof(cnp_capture));
+	assert_int_equal(parse_exact(buf, sizeof(cnp_capture) + 4),
+			 STELLAR_RX_BAD_LENGTH);
+	assert_int_equal(parse_exact(buf, 12 + 8 + 4), STELLAR_RX_TRUNCATED);
+
+	/* built: the captured bytes, reserved bytes zeroed over old data */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.opcode = STELLAR_OP_CNP;
+	pkt.becn = true;
+	pkt.pkey = 0xffff;
+	pkt.dest_qpn = 0x118;
+	pkt.xcap = true;	/* an RC-only bit: not written */
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(stellar_build_headers(buf, &pkt), 28);
+	assert_memory_equal(buf, cnp_capture, 28);
+	assert_int_equal(buf[28], 0xee);
 }
 
 static void random_fields(struct test_rng *rng, struct stellar_pkt *pkt,
@@ -1039,6 +1096,7 @@ int main(void)
 		cmocka_unit_test(test_build_golden_ud),
 		cmocka_unit_test(test_build_masks_wide_fields),
 		cmocka_unit_test(test_build_unsupported_opcode),
+		cmocka_unit_test(test_cnp),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_pad_count),
 		cmocka_unit_test(test_xhdr_lengths),
