@@ -77,6 +77,9 @@
 #define STELLAR_RX_QUEUE_BYTES_MIN	4096
 #define STELLAR_RX_QUEUE_BYTES_MAX	(1 << 30)
 #define STELLAR_PIN_MODE_DEFAULT	STELLAR_PIN_LAZY
+#define STELLAR_CC_DEFAULT		STELLAR_CC_DCQCN
+/* cc_max_rate, Mb/s; 0 stands for STELLAR_DEFAULT_SPEED. */
+#define STELLAR_CC_MAX_RATE_MAX		1600000
 
 /**
  * struct stellar_settings - per-device tunables
@@ -85,6 +88,8 @@
  * @emtt_cache_size: translation cache entries, in thousands (0: off)
  * @db_poll_interval: doorbell poller period in microseconds (0: off)
  * @pin_mode: enum stellar_pin_mode of new user memory registrations
+ * @cc: enum stellar_cc_mode of QPs that enter RTS from now on
+ * @cc_max_rate: their line rate in Mb/s, where they start (0: the default)
  *
  * New devices copy the module parameters; stellar-tool may change a
  * device's copy afterwards.
@@ -95,6 +100,8 @@ struct stellar_settings {
 	u32 emtt_cache_size;
 	u32 db_poll_interval;
 	u32 pin_mode;
+	u32 cc;
+	u32 cc_max_rate;
 };
 
 /* Per-CPU device counters, indexed by enum stellar_genl_stat. */
@@ -431,6 +438,8 @@ static inline void stellar_count(struct stellar_dev *sdev,
 
 /* stellar_main.c: module parameters, the defaults for new devices */
 void stellar_default_settings(struct stellar_settings *settings);
+struct stellar_cc_params;
+u32 stellar_default_cc_params(struct stellar_cc_params *p);
 u32 stellar_rx_queue_bytes(void);
 
 /* stellar_device.c */

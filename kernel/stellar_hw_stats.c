@@ -67,6 +67,8 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_DEV(RX_QUEUED_BYTES), HW_DEV(RX_QUEUED_MAX),
 	HW_DEV(RX_MCAST_PACKETS),
 	HW_DEV(TX_THROTTLED), HW_DEV(LIMIT_REFUSED),
+	HW_DEV(CNP_SENT), HW_DEV(CNP_RCVD),
+	HW_DEV(CC_RATE_CUTS), HW_DEV(CC_RATE_INCREASES), HW_DEV(CC_PACED),
 	HW_SPRAY(QPS, "spray_qps"),
 	HW_SPRAY(PACKETS, "spray_packets"),
 	HW_SPRAY(BYTES, "spray_bytes"),

@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "stellar.h"
+#include "stellar_cc.h"
 #include "stellar_transport.h"
 
 /**
@@ -119,6 +120,73 @@ module_param_cb(rx_queue_bytes, &stellar_param_ops, &param_rx_queue_bytes,
 MODULE_PARM_DESC(rx_queue_bytes,
 		 "Bytes (skb truesize) of received packets a device holds queued for its QPs (4096..1073741824, default 67108864)");
 
+static struct stellar_param param_cc = {
+	.name = "cc",
+	.min = STELLAR_CC_OFF,
+	.max = STELLAR_CC_MODE_MAX,
+	.value = STELLAR_CC_DEFAULT,
+};
+
+static struct stellar_param param_cc_max_rate = {
+	.name = "cc_max_rate",
+	.min = 0,
+	.max = STELLAR_CC_MAX_RATE_MAX,
+	.value = 0,
+};
+
+module_param_cb(cc, &stellar_param_ops, &param_cc, 0644);
+MODULE_PARM_DESC(cc,
+		 "Congestion control of new devices' QPs: 0 = off (window only), 1 = DCQCN (default)");
+module_param_cb(cc_max_rate, &stellar_param_ops, &param_cc_max_rate, 0644);
+MODULE_PARM_DESC(cc_max_rate,
+		 "Line rate in Mb/s that DCQCN starts QPs at and never exceeds (0..1600000, 0 = 10000)");
+
+/* DCQCN parameters, read when a QP enters RTS (stellar_cnp.c). */
+#define STELLAR_CC_PARAM(var, pname, lo, hi, def, desc)			\
+	static struct stellar_param var = {				\
+		.name = #pname, .min = lo, .max = hi, .value = def,	\
+	};								\
+	module_param_cb(pname, &stellar_param_ops, &var, 0644);	\
+	MODULE_PARM_DESC(pname, desc)
+
+STELLAR_CC_PARAM(param_cnp_interval, cnp_interval, 0, 1000000, 50,
+		 "Least time between two CNPs a QP sends, us (default 50)");
+STELLAR_CC_PARAM(param_cc_min_rate, cc_min_rate, 1, 1000000, 1000,
+		 "Least rate DCQCN cuts a QP to, kb/s (default 1000)");
+STELLAR_CC_PARAM(param_cc_ai_rate, cc_ai_rate, 1, 1000000, 5000,
+		 "DCQCN additive increase of the target rate, kb/s (default 5000)");
+STELLAR_CC_PARAM(param_cc_hai_rate, cc_hai_rate, 1, 10000000, 50000,
+		 "DCQCN hyper increase of the target rate, kb/s (default 50000)");
+STELLAR_CC_PARAM(param_cc_rate_period, cc_rate_period, 1, 10000000, 300,
+		 "DCQCN rate increase timer, us; at least the QP's smoothed RTT (default 300)");
+STELLAR_CC_PARAM(param_cc_alpha_period, cc_alpha_period, 1, 10000000, 55,
+		 "DCQCN alpha decay timer, us; at least the QP's smoothed RTT (default 55)");
+STELLAR_CC_PARAM(param_cc_byte_stage, cc_byte_stage, 0, 1U << 30, 1U << 20,
+		 "Bytes sent per DCQCN byte-counter stage (0 = off, default 1048576)");
+STELLAR_CC_PARAM(param_cc_g_shift, cc_g_shift, 1, 10, 4,
+		 "DCQCN alpha gain g = 1/2^cc_g_shift (1..10, default 4)");
+STELLAR_CC_PARAM(param_cc_fast_stages, cc_fast_stages, 1, 255, 5,
+		 "DCQCN fast recovery stages before additive increase (default 5)");
+
+/**
+ * stellar_default_cc_params() - the module's DCQCN parameters
+ * @p: filled in, except the line rate (a per-device setting)
+ *
+ * Return: the least time between two CNPs of a QP, in microseconds.
+ */
+u32 stellar_default_cc_params(struct stellar_cc_params *p)
+{
+	p->min_rate_kbps = READ_ONCE(param_cc_min_rate.value);
+	p->ai_rate_kbps = READ_ONCE(param_cc_ai_rate.value);
+	p->hai_rate_kbps = READ_ONCE(param_cc_hai_rate.value);
+	p->rate_period_us = READ_ONCE(param_cc_rate_period.value);
+	p->alpha_period_us = READ_ONCE(param_cc_alpha_period.value);
+	p->byte_stage = READ_ONCE(param_cc_byte_stage.value);
+	p->g_shift = READ_ONCE(param_cc_g_shift.value);
+	p->fast_stages = READ_ONCE(param_cc_fast_stages.value);
+	return READ_ONCE(param_cnp_interval.value);
+}
+
 static u32 param_pin_mode = STELLAR_PIN_MODE_DEFAULT;
 
 static int stellar_pin_mode_set(const char *val, const struct kernel_param *kp)
@@ -160,6 +228,8 @@ void stellar_default_settings(struct stellar_settings *settings)
 	settings->emtt_cache_size = READ_ONCE(param_emtt_cache_size.value);
 	settings->db_poll_interval = READ_ONCE(param_db_poll_interval.value);
 	settings->pin_mode = READ_ONCE(param_pin_mode);
+	settings->cc = READ_ONCE(param_cc.value);
+	settings->cc_max_rate = READ_ONCE(param_cc_max_rate.value);
 }
 
 /**

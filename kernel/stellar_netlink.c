@@ -27,6 +27,10 @@ static struct netlink_range_validation stellar_db_poll_range = {
 	.max = STELLAR_DB_POLL_INTERVAL_MAX,
 };
 
+static struct netlink_range_validation stellar_cc_max_rate_range = {
+	.min = 0, .max = STELLAR_CC_MAX_RATE_MAX,
+};
+
 static struct netlink_range_validation stellar_rate_range = {
 	.min = 0, .max = STELLAR_TBF_RATE_MAX,
 };
@@ -62,6 +66,9 @@ static const struct nla_policy stellar_genl_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_MAX_MR] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_max_mr_range),
 	[STELLAR_ATTR_MAX_PINNED] = { .type = NLA_U64 },
+	[STELLAR_ATTR_CC] = NLA_POLICY_MAX(NLA_U32, STELLAR_CC_MODE_MAX),
+	[STELLAR_ATTR_CC_MAX_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &stellar_cc_max_rate_range),
 };
 
 static struct genl_family stellar_genl_family;
@@ -77,7 +84,10 @@ static int stellar_put_settings(struct sk_buff *skb,
 			READ_ONCE(set->emtt_cache_size)) ||
 	    nla_put_u32(skb, STELLAR_ATTR_DB_POLL_INTERVAL,
 			READ_ONCE(set->db_poll_interval)) ||
-	    nla_put_u32(skb, STELLAR_ATTR_PIN_MODE, READ_ONCE(set->pin_mode)))
+	    nla_put_u32(skb, STELLAR_ATTR_PIN_MODE, READ_ONCE(set->pin_mode)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_CC, READ_ONCE(set->cc)) ||
+	    nla_put_u32(skb, STELLAR_ATTR_CC_MAX_RATE,
+			READ_ONCE(set->cc_max_rate)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -272,6 +282,8 @@ static int stellar_cmd_set_dev(struct sk_buff *skb, struct genl_info *info)
 	stellar_set_u32(tb[STELLAR_ATTR_DB_POLL_INTERVAL],
 			&set->db_poll_interval);
 	stellar_set_u32(tb[STELLAR_ATTR_PIN_MODE], &set->pin_mode);
+	stellar_set_u32(tb[STELLAR_ATTR_CC], &set->cc);
+	stellar_set_u32(tb[STELLAR_ATTR_CC_MAX_RATE], &set->cc_max_rate);
 	stellar_set_limits(sdev, tb);
 	ret = stellar_emtt_resize(sdev);
 	if (ret)

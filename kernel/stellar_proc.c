@@ -116,6 +116,9 @@ static int stellar_settings_show(struct seq_file *m, void *v)
 		   READ_ONCE(set->db_poll_interval));
 	seq_printf(m, "pin_mode: %s\n",
 		   stellar_pin_mode_name(READ_ONCE(set->pin_mode)));
+	seq_printf(m, "cc: %s\n",
+		   READ_ONCE(set->cc) == STELLAR_CC_DCQCN ? "dcqcn" : "off");
+	seq_printf(m, "cc_max_rate: %u\n", READ_ONCE(set->cc_max_rate));
 	return 0;
 }
 

@@ -575,12 +575,14 @@ static u8 stellar_req_local_op(struct stellar_qp_xport *xp)
 }
 
 /*
- * The device's rate limit holds the requester back: it stops, and its
- * work is queued again when there are tokens (stellar_limits.c).
+ * The QP's congestion control rate (stellar_cnp.c) or the device's rate
+ * limit (stellar_limits.c) holds the requester back: it stops, and its
+ * work is queued again when there are tokens.
  */
 static bool stellar_req_held(struct stellar_qp_xport *xp)
 {
-	return stellar_rate_hold(&xp->sdev->limits, xp->qp->ibqp.qp_num,
+	return stellar_cnp_hold(xp) ||
+	       stellar_rate_hold(&xp->sdev->limits, xp->qp->ibqp.qp_num,
 				 STELLAR_RATE_REQ);
 }
 

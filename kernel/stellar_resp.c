@@ -1268,6 +1268,22 @@ static bool stellar_rx_from_peer(struct stellar_qp_xport *xp,
 	return false;
 }
 
+/* A response or a CNP: for the QP's requester; consumes @skb. */
+static void stellar_rx_for_requester(struct stellar_qp_xport *xp,
+				     struct sk_buff *skb,
+				     const struct stellar_pkt *pkt)
+{
+	mutex_lock(&xp->req_mutex);
+	if (stellar_rx_from_peer(xp, skb)) {
+		if (pkt->opcode == STELLAR_OP_CNP)
+			stellar_cnp_rcvd(xp);
+		else
+			stellar_comp_rcv(xp, skb, pkt);
+	}
+	mutex_unlock(&xp->req_mutex);
+	kfree_skb(skb);
+}
+
 static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 {
 	struct stellar_pkt pkt;
@@ -1280,17 +1296,15 @@ static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	if (stellar_opcode_info(pkt.opcode)->flags & STELLAR_OPF_RESPONSE) {
-		mutex_lock(&xp->req_mutex);
-		if (stellar_rx_from_peer(xp, skb))
-			stellar_comp_rcv(xp, skb, &pkt);
-		mutex_unlock(&xp->req_mutex);
-		kfree_skb(skb);
+	if (pkt.opcode == STELLAR_OP_CNP ||
+	    stellar_opcode_info(pkt.opcode)->flags & STELLAR_OPF_RESPONSE) {
+		stellar_rx_for_requester(xp, skb, &pkt);
 		return;
 	}
 	arrived_ns = ktime_to_ns(skb->tstamp);
 	mutex_lock(&xp->resp_mutex);
 	if (stellar_rx_from_peer(xp, skb)) {
+		stellar_cnp_marked(xp, skb);
 		stellar_resp_rcv(xp, skb, &pkt);
 		stellar_lat_rx_done(xp, arrived_ns);
 	} else {

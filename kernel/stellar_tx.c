@@ -265,13 +265,16 @@ static int stellar_tx_ipv6(struct stellar_qp_xport *xp,
 
 /*
  * The IP traffic class of a packet: the AV's, and ECN-capable (ECT(0)) for
- * a request that offers or uses the stellar extensions, whose responder
- * echoes a congestion mark (CE) back in its acknowledgement.
+ * a request whose responder answers a congestion mark (CE): one that
+ * offers or uses the stellar extensions (the ACK echoes the mark), or of
+ * a QP under DCQCN (any RoCEv2 responder may return a CNP).
  */
-static u8 stellar_tx_tclass(const struct stellar_av *av,
+static u8 stellar_tx_tclass(const struct stellar_qp_xport *xp,
+			    const struct stellar_av *av,
 			    const struct stellar_pkt *hdr)
 {
-	if (hdr->xcap && !INET_ECN_is_capable(av->traffic_class) &&
+	if ((hdr->xcap || xp->cc.on) &&
+	    !INET_ECN_is_capable(av->traffic_class) &&
 	    (stellar_opcode_info(hdr->opcode)->flags & STELLAR_OPF_REQUEST))
 		return av->traffic_class | INET_ECN_ECT_0;
 	return av->traffic_class;
@@ -294,13 +297,15 @@ static u8 stellar_tx_tclass(const struct stellar_av *av,
 int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 		    struct stellar_tx_pkt *tp, u16 sport)
 {
-	u8 tclass = stellar_tx_tclass(av, &tp->hdr);
+	u8 tclass = stellar_tx_tclass(xp, av, &tp->hdr);
 	struct sk_buff *skb = tp->skb;
 	u32 len = skb->len;
 	int ret;
 
 	tp->skb = NULL;
 	stellar_rate_charge(&xp->sdev->limits, len);
+	if (stellar_opcode_info(tp->hdr.opcode)->flags & STELLAR_OPF_REQUEST)
+		stellar_cnp_sent(xp, len);
 	if (av->network_type == RDMA_NETWORK_IPV4)
 		ret = stellar_tx_ipv4(xp, av, skb, sport, tclass);
 	else

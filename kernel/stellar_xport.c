@@ -106,6 +106,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	xa_init(&xp->ooo);
 	timer_setup(&xp->retrans_timer, stellar_comp_timeout, 0);
 	timer_setup(&xp->rnr_timer, stellar_comp_rnr_expired, 0);
+	stellar_cnp_qp_init(xp);
 	xp->cfg.state = IB_QPS_RESET;
 	xp->cwnd = STELLAR_TX_WINDOW;
 	qp->xport = xp;
@@ -147,12 +148,14 @@ static void stellar_xport_stop(struct stellar_qp_xport *xp)
 	set_bit(STELLAR_XP_DYING, &xp->flags);
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);
+	stellar_cnp_qp_stop(xp);
 	cancel_work_sync(&xp->req_work);
 	cancel_work_sync(&xp->rx_work);
 	cancel_work_sync(&xp->resp_work);
 	/* The work items may have armed the timers before they stopped. */
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);
+	stellar_cnp_qp_stop(xp);
 }
 
 /* Drop the QP's backlog, and its charge to the device. */
@@ -256,10 +259,13 @@ static void stellar_xport_enter_state(struct stellar_qp_xport *xp,
 		break;
 	case IB_QPS_RTR:
 		stellar_resp_reset(xp);
+		stellar_cnp_resp_reset(xp);
 		break;
 	case IB_QPS_RTS:
-		if (old_state == IB_QPS_RTR)
-			stellar_req_reset(xp);
+		if (old_state != IB_QPS_RTR)
+			break;
+		stellar_req_reset(xp);
+		stellar_cnp_req_reset(xp);
 		break;
 	case IB_QPS_ERR:
 		set_bit(STELLAR_XP_ERROR, &xp->flags);
@@ -299,9 +305,9 @@ static bool stellar_class_matches(const struct stellar_qp *qp, u8 qp_class)
 {
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		return qp_class == STELLAR_QPC_RC;
+		return qp_class == STELLAR_QPC_RC || qp_class == STELLAR_QPC_CNP;
 	case IB_QPT_UC:
-		return qp_class == STELLAR_QPC_UC;
+		return qp_class == STELLAR_QPC_UC || qp_class == STELLAR_QPC_CNP;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return qp_class == STELLAR_QPC_UD;
@@ -486,6 +492,11 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_DROP_SOURCE] = "drop_source",
 	[STELLAR_XS_NAK_RD_LIMIT] = "nak_rd_limit",
 	[STELLAR_XS_DROP_RD_DUP] = "drop_rd_duplicate",
+	[STELLAR_XS_CNP_SENT] = "cnp_sent",
+	[STELLAR_XS_CNP_RCVD] = "cnp_rcvd",
+	[STELLAR_XS_CC_RATE_CUTS] = "cc_rate_cuts",
+	[STELLAR_XS_CC_RATE_INCREASES] = "cc_rate_increases",
+	[STELLAR_XS_CC_PACED] = "cc_paced",
 };
 
 /**
@@ -508,6 +519,7 @@ void stellar_xport_show(struct seq_file *m, struct stellar_qp *qp)
 	seq_printf(m, "srtt_us: %u\nrttvar_us: %u\nspray_paths: %u\n",
 		   READ_ONCE(xp->srtt_us), READ_ONCE(xp->rttvar_us),
 		   stellar_xport_spray_paths(xp));
+	stellar_cnp_show(m, xp);
 	for (i = 0; i < __STELLAR_XS_MAX; i++)
 		seq_printf(m, "%s: %llu\n", stellar_xstat_names[i],
 			   (u64)atomic64_read(&xp->stats[i]));

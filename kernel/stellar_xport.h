@@ -33,9 +33,11 @@
 #include <net/ipv6.h>
 
 #include "stellar.h"
+#include "stellar_cc.h"
 #include "stellar_lat.h"
 #include "stellar_psn.h"
 #include "stellar_spray.h"
+#include "stellar_tbf.h"
 #include "stellar_transport.h"
 #include "stellar_wire.h"
 
@@ -164,6 +166,11 @@ enum stellar_xport_stat {
 	STELLAR_XS_DROP_SOURCE,
 	STELLAR_XS_NAK_RD_LIMIT,
 	STELLAR_XS_DROP_RD_DUP,
+	STELLAR_XS_CNP_SENT,
+	STELLAR_XS_CNP_RCVD,
+	STELLAR_XS_CC_RATE_CUTS,
+	STELLAR_XS_CC_RATE_INCREASES,
+	STELLAR_XS_CC_PACED,
 	__STELLAR_XS_MAX,
 };
 
@@ -349,6 +356,30 @@ struct stellar_xport_rc {
 };
 
 /**
+ * struct stellar_qp_cc - a QP's DCQCN congestion control (stellar_cnp.c)
+ * @on: reaction point: CNPs cut the rate, requests are paced to it (the
+ *	device's cc setting when the QP entered RTS); under req_mutex
+ * @params: the device's and module's parameters then
+ * @rate: the rate state (stellar_cc.h)
+ * @pace: token bucket at the rate, used while it is below the line rate
+ * @timer: queues the requester when @pace has tokens again
+ * @np_on: notification point: CE-marked requests are answered with CNPs
+ *	(the device's cc setting when the QP entered RTR); under resp_mutex
+ * @cnp_gap_us: least time between two CNPs
+ * @cnp_sent_us: when the last CNP went (0: none yet)
+ */
+struct stellar_qp_cc {
+	bool on;
+	struct stellar_cc_params params;
+	struct stellar_cc rate;
+	struct stellar_tbf pace;
+	struct timer_list timer;
+	bool np_on;
+	u32 cnp_gap_us;
+	u64 cnp_sent_us;
+};
+
+/**
  * struct stellar_qp_xport - transport state of a QP
  * @qp: the QP
  * @sdev: its device
@@ -409,6 +440,7 @@ struct stellar_xport_rc {
  *	WQE; resends, READ responses and completions read only the copy
  * @wqe: the WQE being sent: its entry in @sq_copy
  * @lat: latency telemetry: histograms and per-slot times (stellar_lat.c)
+ * @cc: congestion control, requester and responder parts
  * @resp_mutex: responder state below
  * @rx_work: the receiver
  * @rxq: backlog of received packets (own lock: filled in softirq)
@@ -495,6 +527,7 @@ struct stellar_qp_xport {
 	u8 *sq_copy;
 	const struct stellar_sq_wqe *wqe;
 	struct stellar_qp_lat *lat;
+	struct stellar_qp_cc cc;
 
 	struct mutex resp_mutex;	/* responder */
 	struct work_struct rx_work;
@@ -553,6 +586,16 @@ stellar_xstat_dev(enum stellar_xport_stat stat)
 		return STELLAR_STAT_RX_DUPLICATE;
 	case STELLAR_XS_DROP_WINDOW:
 		return STELLAR_STAT_RX_DROP_PSN;
+	case STELLAR_XS_CNP_SENT:
+		return STELLAR_STAT_CNP_SENT;
+	case STELLAR_XS_CNP_RCVD:
+		return STELLAR_STAT_CNP_RCVD;
+	case STELLAR_XS_CC_RATE_CUTS:
+		return STELLAR_STAT_CC_RATE_CUTS;
+	case STELLAR_XS_CC_RATE_INCREASES:
+		return STELLAR_STAT_CC_RATE_INCREASES;
+	case STELLAR_XS_CC_PACED:
+		return STELLAR_STAT_CC_PACED;
 	default:
 		return STELLAR_STAT_UNSPEC;
 	}
@@ -692,6 +735,18 @@ static inline struct stellar_txp *stellar_txp(struct stellar_qp_xport *xp,
 {
 	return &xp->rc->txp[psn % STELLAR_TX_WINDOW];
 }
+
+/* stellar_cnp.c */
+void stellar_cnp_qp_init(struct stellar_qp_xport *xp);
+void stellar_cnp_qp_stop(struct stellar_qp_xport *xp);
+void stellar_cnp_req_reset(struct stellar_qp_xport *xp);
+void stellar_cnp_resp_reset(struct stellar_qp_xport *xp);
+void stellar_cnp_marked(struct stellar_qp_xport *xp,
+			const struct sk_buff *skb);
+void stellar_cnp_rcvd(struct stellar_qp_xport *xp);
+bool stellar_cnp_hold(struct stellar_qp_xport *xp);
+void stellar_cnp_sent(struct stellar_qp_xport *xp, u32 len);
+void stellar_cnp_show(struct seq_file *m, struct stellar_qp_xport *xp);
 
 /* stellar_comp.c */
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,

@@ -69,6 +69,9 @@ enum stellar_genl_attr {
 	STELLAR_ATTR_MAX_QP,		/* u32: QPs, <= the module's max_qp */
 	STELLAR_ATTR_MAX_MR,		/* u32: MRs, <= the module's max_mr */
 	STELLAR_ATTR_MAX_PINNED,	/* u64: bytes PVDMA may hold pinned */
+	/* Congestion control (GET_DEV, SET_DEV, GET_PARAMS). */
+	STELLAR_ATTR_CC,		/* u32: enum stellar_cc_mode */
+	STELLAR_ATTR_CC_MAX_RATE,	/* u32: line rate, Mb/s (0: 10000) */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -121,6 +124,11 @@ enum stellar_genl_stat {
 	STELLAR_STAT_MRS,		/* gauge: MRs (max_mr counts them) */
 	STELLAR_STAT_LIMIT_PINNED,	/* gauge: pinned bytes (max_pinned) */
 	STELLAR_STAT_LIMIT_REFUSED,	/* QPs, MRs, pins refused by a limit */
+	STELLAR_STAT_CNP_SENT,		/* CNPs sent for CE-marked packets */
+	STELLAR_STAT_CNP_RCVD,		/* CNPs received from peers */
+	STELLAR_STAT_CC_RATE_CUTS,	/* QP rate cuts (DCQCN) */
+	STELLAR_STAT_CC_RATE_INCREASES,	/* QP rate increases (DCQCN) */
+	STELLAR_STAT_CC_PACED,		/* requesters held back by their rate */
 	__STELLAR_STAT_MAX,
 };
 #define STELLAR_STAT_MAX (__STELLAR_STAT_MAX - 1)
@@ -160,6 +168,11 @@ enum stellar_genl_stat {
 	[STELLAR_STAT_MRS] = "mrs",					\
 	[STELLAR_STAT_LIMIT_PINNED] = "limit_pinned_bytes",		\
 	[STELLAR_STAT_LIMIT_REFUSED] = "limit_refused",			\
+	[STELLAR_STAT_CNP_SENT] = "cnp_sent",				\
+	[STELLAR_STAT_CNP_RCVD] = "cnp_rcvd",				\
+	[STELLAR_STAT_CC_RATE_CUTS] = "cc_rate_cuts",			\
+	[STELLAR_STAT_CC_RATE_INCREASES] = "cc_rate_increases",		\
+	[STELLAR_STAT_CC_PACED] = "cc_paced",				\
 }
 
 /*
@@ -199,6 +212,14 @@ enum stellar_pin_mode {
 	__STELLAR_PIN_MODE_MAX,
 };
 #define STELLAR_PIN_MODE_MAX (__STELLAR_PIN_MODE_MAX - 1)
+
+/* Congestion control of a device's QPs (STELLAR_ATTR_CC). */
+enum stellar_cc_mode {
+	STELLAR_CC_OFF,		/* window only; CE marks are not answered */
+	STELLAR_CC_DCQCN,	/* CNPs for CE marks, per-QP rate (DCQCN) */
+	__STELLAR_CC_MODE_MAX,
+};
+#define STELLAR_CC_MODE_MAX (__STELLAR_CC_MODE_MAX - 1)
 
 /*
  * PVDMA counters nested in STELLAR_ATTR_PVDMA_STATS; each is a u64.

@@ -24,7 +24,7 @@ spray_paths_failed spray_paths_probing ooo_depth_max ooo_depth_1
 ooo_depth_2_3 ooo_depth_4_7 ooo_depth_8_15 ooo_depth_16_31 ooo_depth_32_63
 ooo_depth_64_127 ooo_depth_128_255 ooo_depth_256_511 ooo_depth_512_1023
 ooo_depth_1024_2047 ooo_depth_2048_up rx_mcast_packets tx_throttled
-limit_refused"
+limit_refused cnp_sent cnp_rcvd cc_rate_cuts cc_rate_increases cc_paced"
 mem_ctrs="pvdma_active_mappings pvdma_pinned_bytes pvdma_lookups
 pvdma_faults pvdma_prefetches pvdma_eager_pins pvdma_huge_chunks
 pvdma_pin_errors pvdma_memlock_errors emtt_entries emtt_hits emtt_misses

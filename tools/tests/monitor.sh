@@ -68,7 +68,7 @@ find "$HW" -type f ! -name lifespan -printf '%f\n' | sort >"$TMP/fake.names"
 check "fake tree differs from the kernel's counters: $(diff "$TMP/kernel.names" "$TMP/fake.names" | tr '\n' ' ')" \
 	cmp -s "$TMP/kernel.names" "$TMP/fake.names"
 check "too few kernel names: $(wc -l <"$TMP/kernel.names")" \
-	[ "$(wc -l <"$TMP/kernel.names")" -eq 65 ]
+	[ "$(wc -l <"$TMP/kernel.names")" -eq 70 ]
 
 # Usage errors exit 2.
 for args in "--metrics foo" "--metrics throughput," "--export xml" \
