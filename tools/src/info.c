@@ -52,6 +52,20 @@ const struct stellar_setting_desc stellar_setting_descs[STELLAR_SETTING_COUNT] =
 		.metavar = "0|1",
 		.meaning = "new user MRs pin on first access (0) or at registration (1)",
 	},
+	[STELLAR_SETTING_CC] = {
+		.attr = STELLAR_ATTR_CC,
+		.name = "cc",
+		.option = "cc",
+		.metavar = "0|1",
+		.meaning = "congestion control of QPs entering RTS: off (0) or DCQCN (1)",
+	},
+	[STELLAR_SETTING_CC_MAX_RATE] = {
+		.attr = STELLAR_ATTR_CC_MAX_RATE,
+		.name = "cc_max_rate",
+		.option = "cc-max-rate",
+		.metavar = "MBPS",
+		.meaning = "line rate DCQCN starts QPs at, in Mb/s (0: 10000)",
+	},
 	[STELLAR_SETTING_RATE_BYTES] = {
 		.attr = STELLAR_ATTR_RATE_BYTES,
 		.wide = true,
@@ -154,6 +168,8 @@ static struct nla_policy attr_policy[STELLAR_ATTR_MAX + 1] = {
 	[STELLAR_ATTR_MAX_QP] = { .type = NLA_U32 },
 	[STELLAR_ATTR_MAX_MR] = { .type = NLA_U32 },
 	[STELLAR_ATTR_MAX_PINNED] = { .type = NLA_U64 },
+	[STELLAR_ATTR_CC] = { .type = NLA_U32 },
+	[STELLAR_ATTR_CC_MAX_RATE] = { .type = NLA_U32 },
 };
 
 /**

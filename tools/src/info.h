@@ -20,7 +20,7 @@ struct nl_msg;
 #define STELLAR_NAME_LEN 64
 
 /*
- * The tunables a device has; those up to PIN_MODE are also the module
+ * The tunables a device has; those up to CC_MAX_RATE are also the module
  * defaults, the rest are the device's tenant limits (0: none).
  */
 enum stellar_setting {
@@ -29,6 +29,8 @@ enum stellar_setting {
 	STELLAR_SETTING_EMTT_CACHE_SIZE,
 	STELLAR_SETTING_DB_POLL_INTERVAL,
 	STELLAR_SETTING_PIN_MODE,
+	STELLAR_SETTING_CC,
+	STELLAR_SETTING_CC_MAX_RATE,
 	STELLAR_SETTING_RATE_BYTES,
 	STELLAR_SETTING_RATE_PKTS,
 	STELLAR_SETTING_MAX_QP,
