@@ -16,6 +16,9 @@
 #   - control: the same run with link 2 on a plain FIFO gives no marks
 #     (and its share is logged: RTT and losses alone also lower it).
 #
+#   - DCQCN: the receiver answers CE marks with CNPs and the sender's
+#     rate is cut; no CNP without marking, and none with the device's cc
+#     set to 0 on both ends;
 # Data integrity is checked by ibv_rc_pingpong -c over the same links.
 # memdebug=off: its ECN and link-share checks need the CPU headroom that
 # SLUB debugging takes under TCG (make check MEMDEBUG=1 forces it on).
@@ -37,10 +40,10 @@ next_port() {
 	PORT=$((PORT + 1))
 }
 
-# qp_counter NAME: the value of per-QP counter NAME, summed over the QPs.
+# qp_counter NAME SNAPSHOT: per-QP counter NAME summed over the QPs of
+# SNAPSHOT ("stellar-tool -j qps" output: one read, while the QP lives).
 qp_counter() {
-	"$TOOL" -j qps --device stellar0 |
-		jq "[.[].counters.$1 // 0] | add // 0"
+	jq "[.[].counters.$1 // 0] | add // 0" "$2"
 }
 
 # marked_paths: "path:ecn_marks" of the paths with marks.
@@ -65,7 +68,7 @@ marking() {
 
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 write_run() {
-	local name=$1 before after sampler
+	local name=$1 before after sampler snap
 	local -a srv cli
 
 	next_port
@@ -73,8 +76,7 @@ write_run() {
 )
 	cli=("${srv[@]}" "$MP_PEER_IP")
 	before=$(mp_link_bytes tx)
-	(sleep 8; qp_counter ecn_echoes_rcvd >"$STELLAR_OUT/$name.echoes"
-	 qp_counter ecn_ce_rcvd >"$STELLAR_OUT/$name.ce"
+	(sleep 8; "$TOOL" -j qps --device stellar0 >"$STELLAR_OUT/$name.qps.json"
 	 marked_paths >"$STELLAR_OUT/$name.paths") &
 	sampler=$!
 	pair_run "$name" a "tcp:$PORT" 300 srv cli
@@ -84,10 +86,14 @@ write_run() {
 		n = split(a, aa, " "); split(b, bb, " ")
 		for (i = 1; i <= n; i++) { d = aa[i] - bb[i]; t += d; if (i == k) m = d }
 		printf "%d\n", t ? 100 * m / t : 0 }')
-	ECHOES=$(cat "$STELLAR_OUT/$name.echoes")
-	CE=$(cat "$STELLAR_OUT/$name.ce")
+	snap=$STELLAR_OUT/$name.qps.json
+	ECHOES=$(qp_counter ecn_echoes_rcvd "$snap")
+	CE=$(qp_counter ecn_ce_rcvd "$snap")
+	CNP_SENT=$(qp_counter cnp_sent "$snap")
+	CNP_RCVD=$(qp_counter cnp_rcvd "$snap")
+	CUTS=$(qp_counter cc_rate_cuts "$snap")
 	MARKED=$(cat "$STELLAR_OUT/$name.paths")
-	log "$name ($STELLAR_ROLE): link $MARK_LINK carried $SHARE% of the bytes sent; ecn_echoes_rcvd $ECHOES, ecn_ce_rcvd $CE; marked paths: ${MARKED:-none}"
+	log "$name ($STELLAR_ROLE): link $MARK_LINK carried $SHARE% of the bytes sent; ecn_echoes_rcvd $ECHOES, ecn_ce_rcvd $CE; cnp_sent $CNP_SENT, cnp_rcvd $CNP_RCVD, cc_rate_cuts $CUTS; marked paths: ${MARKED:-none}"
 }
 
 stellar_load spray_paths=16
@@ -101,9 +107,11 @@ barrier fifo
 write_run fifo
 if [ "$STELLAR_ROLE" = b ]; then
 	assert_eq "$ECHOES" 0 "ECN echoes without marking"
+	assert_eq "$CNP_RCVD" 0 "CNPs received without marking"
 	[ -z "$MARKED" ] || fail "paths marked without ECN marking: $MARKED"
 else
 	assert_eq "$CE" 0 "CE packets received without marking"
+	assert_eq "$CNP_SENT" 0 "CNPs sent without marking"
 fi
 barrier fifo.done
 
@@ -115,10 +123,27 @@ if [ "$STELLAR_ROLE" = b ]; then
 	[ -n "$MARKED" ] || fail "no path shows ECN marks"
 	[ "$SHARE" -lt 15 ] ||
 		fail "link $MARK_LINK (marking) carried $SHARE% of the bytes: the marked paths were not avoided"
+	[ "$CNP_RCVD" -gt 0 ] || fail "no CNP reached the sender"
+	[ "$CUTS" -gt 0 ] || fail "CNPs arrived but DCQCN never cut the rate"
 else
 	[ "$CE" -gt 0 ] || fail "the receiver saw no CE-marked packet"
+	[ "$CNP_SENT" -gt 0 ] || fail "the receiver answered no CE mark with a CNP"
 fi
 barrier ecn.done
+
+# Congestion control off on both ends: marks still come back in ACKs,
+# but no CNP is sent and the rate is never cut.
+"$TOOL" set --device stellar0 --cc 0
+barrier cc-off
+write_run ecn-cc-off
+if [ "$STELLAR_ROLE" = b ]; then
+	[ "$ECHOES" -gt 0 ] || fail "no ECN echo reached the sender (cc off)"
+	assert_eq "$CNP_RCVD" 0 "CNPs received with cc off"
+	assert_eq "$CUTS" 0 "rate cuts with cc off"
+else
+	assert_eq "$CNP_SENT" 0 "CNPs sent with cc off"
+fi
+barrier cc-off.done
 
 if [ "$STELLAR_ROLE" = b ]; then
 	"$TOOL" paths --device stellar0 >"$STELLAR_OUT/paths.txt"
