@@ -8,7 +8,7 @@
  */
 #include "stellar_cc.h"
 
-/* Alpha periods one stellar_cc_tick() decays by at most; beyond: 0. */
+/* Alpha periods one stellar_cc_tick() decays by; beyond them: 0. */
 #define STELLAR_CC_MAX_ALPHA_STEPS	64
 /* Byte stages one stellar_cc_sent() gives at most. */
 #define STELLAR_CC_MAX_BYTE_STAGES	64
@@ -72,15 +72,23 @@ bool stellar_cc_cnp(struct stellar_cc *cc, const struct stellar_cc_params *p,
 	return true;
 }
 
-/* One recovery stage: move the target up, the rate halfway to it. */
+/*
+ * One recovery stage, counted in @count (the timer's or the byte counter's):
+ * move the target up, the rate halfway to it (rounded up, so that it
+ * reaches the target).
+ */
 static void stellar_cc_stage(struct stellar_cc *cc,
-			     const struct stellar_cc_params *p)
+			     const struct stellar_cc_params *p, u32 *count)
 {
 	u32 fast = p->fast_stages;
-	u32 lo = cc->timer_stages, hi = cc->byte_stages;
+	u32 lo, hi;
 	u64 target = cc->target_kbps;
 	u32 old = cc->rate_kbps;
 
+	if (*count < U32_MAX)
+		(*count)++;
+	lo = cc->timer_stages;
+	hi = cc->byte_stages;
 	if (lo > hi) {
 		hi = lo;
 		lo = cc->byte_stages;
@@ -103,24 +111,32 @@ static u64 stellar_cc_period(u32 period_us, u32 floor_us)
 	return period ? period : 1;
 }
 
+/* Whole periods from @stamp to @now (0 if @now is earlier). */
+static u64 stellar_cc_periods(u64 stamp, u64 now, u64 period)
+{
+	if (now <= stamp || now - stamp < period)
+		return 0;
+	return stellar_mul_div(now - stamp, 1, period);
+}
+
 static void stellar_cc_decay_alpha(struct stellar_cc *cc,
 				   const struct stellar_cc_params *p,
 				   u32 floor_us, u64 now_us)
 {
 	u64 period = stellar_cc_period(p->alpha_period_us, floor_us);
-	u64 elapsed = now_us - cc->alpha_stamp_us;
+	u64 k = stellar_cc_periods(cc->alpha_stamp_us, now_us, period);
 	u64 n;
 
-	if (elapsed < period)
+	if (!k)
 		return;
-	if (elapsed >= period * STELLAR_CC_MAX_ALPHA_STEPS) {
+	cc->alpha_stamp_us += k * period;
+	/* Idle for long: the QP has forgotten its marks. */
+	if (k > STELLAR_CC_MAX_ALPHA_STEPS) {
 		cc->alpha = 0;
-		cc->alpha_stamp_us = now_us;
 		return;
 	}
-	for (n = 0; elapsed >= period; n++, elapsed -= period)
+	for (n = 0; n < k && cc->alpha; n++)
 		cc->alpha -= cc->alpha >> p->g_shift;
-	cc->alpha_stamp_us += n * period;
 }
 
 /**
@@ -134,23 +150,18 @@ void stellar_cc_tick(struct stellar_cc *cc, const struct stellar_cc_params *p,
 		     u32 floor_us, u64 now_us)
 {
 	u64 period = stellar_cc_period(p->rate_period_us, floor_us);
-	u64 elapsed, n;
+	u64 k, n;
 
-	if (now_us > cc->alpha_stamp_us)
-		stellar_cc_decay_alpha(cc, p, floor_us, now_us);
-	if (now_us <= cc->rate_stamp_us)
+	stellar_cc_decay_alpha(cc, p, floor_us, now_us);
+	k = stellar_cc_periods(cc->rate_stamp_us, now_us, period);
+	if (!k)
 		return;
-	elapsed = now_us - cc->rate_stamp_us;
-	if (elapsed < period)
-		return;
-	for (n = 0; elapsed >= period && n < STELLAR_CC_MAX_TICK_STAGES;
-	     n++, elapsed -= period) {
-		if (cc->timer_stages < U32_MAX)
-			cc->timer_stages++;
-		stellar_cc_stage(cc, p);
-	}
 	/* Whole periods only: the fraction counts towards the next one. */
-	cc->rate_stamp_us = elapsed >= period ? now_us : now_us - elapsed;
+	cc->rate_stamp_us += k * period;
+	if (k > STELLAR_CC_MAX_TICK_STAGES)
+		k = STELLAR_CC_MAX_TICK_STAGES;
+	for (n = 0; n < k; n++)
+		stellar_cc_stage(cc, p, &cc->timer_stages);
 }
 
 /**
@@ -169,9 +180,7 @@ void stellar_cc_sent(struct stellar_cc *cc, const struct stellar_cc_params *p,
 		return;
 	while (total >= p->byte_stage && n < STELLAR_CC_MAX_BYTE_STAGES) {
 		total -= p->byte_stage;
-		if (cc->byte_stages < U32_MAX)
-			cc->byte_stages++;
-		stellar_cc_stage(cc, p);
+		stellar_cc_stage(cc, p, &cc->byte_stages);
 		n++;
 	}
 	cc->bytes = total < p->byte_stage ? (u32)total : 0;

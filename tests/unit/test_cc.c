@@ -120,11 +120,27 @@ static void test_cc_alpha_decay(void **state)
 	/* the 50 us left over count towards the next period */
 	stellar_cc_tick(&cc, &params, 0, T0 + 300);
 	assert_int_equal(cc.alpha, 900 - 56);
-	/* idle for long: forgotten */
-	stellar_cc_tick(&cc, &params, 0, T0 + 300 + 64 * 100);
+	/* idle for more than 64 periods: forgotten */
+	stellar_cc_tick(&cc, &params, 0, T0 + 300 + 65 * 100);
 	assert_int_equal(cc.alpha, 0);
+	assert_int_equal(cc.alpha_stamp_us, T0 + 300 + 65 * 100);
 	/* time going backwards does nothing */
 	stellar_cc_tick(&cc, &params, 0, T0);
+	assert_int_equal(cc.alpha, 0);
+	assert_int_equal(cc.alpha_stamp_us, T0 + 300 + 65 * 100);
+
+	/*
+	 * The decay alone stops at 2^g - 1 = 15 (15 >> 4 = 0): from 16, 64
+	 * periods leave 15; only a QP idle beyond them forgets to 0.
+	 */
+	stellar_cc_init(&cc, &params, T0);
+	cc.alpha = 16;
+	stellar_cc_tick(&cc, &params, 0, T0 + 64 * 100 + 99);
+	assert_int_equal(cc.alpha, 15);
+	assert_int_equal(cc.alpha_stamp_us, T0 + 64 * 100);
+	stellar_cc_init(&cc, &params, T0);
+	cc.alpha = 16;
+	stellar_cc_tick(&cc, &params, 0, T0 + 65 * 100);
 	assert_int_equal(cc.alpha, 0);
 }
 
@@ -147,6 +163,27 @@ static void test_cc_fast_recovery(void **state)
 	assert_int_equal(cc.rate_kbps, 96875);
 	assert_int_equal(cc.increases, 4);
 	assert_int_equal(cc.target_kbps, 100000);
+
+	/*
+	 * Rounded up, the rate reaches the target: 10 below it,
+	 * 99995, 99998, 99999, 100000 within the 5 fast stages.
+	 */
+	stellar_cc_init(&cc, &params, T0);
+	assert_true(stellar_cc_cnp(&cc, &params, 0, T0));
+	cc.rate_kbps = 99990;
+	stellar_cc_tick(&cc, &params, 0, T0 + 100);
+	assert_int_equal(cc.rate_kbps, 99995);
+	stellar_cc_tick(&cc, &params, 0, T0 + 400);
+	assert_int_equal(cc.timer_stages, 4);
+	assert_int_equal(cc.rate_kbps, 100000);
+	assert_int_equal(cc.target_kbps, 100000);
+	assert_int_equal(cc.increases, 4);
+	assert_false(stellar_cc_limited(&cc, &params));
+	/* at max_rate stages still count, but nothing is an increase */
+	stellar_cc_tick(&cc, &params, 0, T0 + 1000);
+	assert_int_equal(cc.timer_stages, 10);
+	assert_int_equal(cc.rate_kbps, 100000);
+	assert_int_equal(cc.increases, 4);
 }
 
 static void test_cc_additive_then_hyper(void **state)
@@ -253,6 +290,8 @@ static void test_cc_bounds(void **state)
 	cc.byte_stages = 100;
 	stellar_cc_sent(&cc, &p, 1000);
 	assert_int_equal(cc.target_kbps, UINT32_MAX - 1);
+	/* (4294967294 + 2147483647 + 1) / 2 */
+	assert_int_equal(cc.rate_kbps, 3221225471U);
 	/* an idle QP recovers by at most STELLAR_CC_MAX_TICK_STAGES at once */
 	stellar_cc_init(&cc, &params, T0);
 	assert_true(stellar_cc_cnp(&cc, &params, 0, T0));
@@ -260,9 +299,33 @@ static void test_cc_bounds(void **state)
 	assert_int_equal(cc.timer_stages, STELLAR_CC_MAX_TICK_STAGES);
 	assert_int_equal(cc.rate_kbps, 100000);
 	assert_int_equal(cc.rate_stamp_us, T0 + 1000000000ULL);
+	assert_int_equal(cc.alpha, 0);
 	/* time going backwards does nothing */
 	stellar_cc_tick(&cc, &params, 0, T0);
 	assert_int_equal(cc.timer_stages, STELLAR_CC_MAX_TICK_STAGES);
+	assert_int_equal(cc.rate_stamp_us, T0 + 1000000000ULL);
+	/* beyond the bound, the stamp still moves by whole periods only */
+	stellar_cc_init(&cc, &params, T0);
+	assert_true(stellar_cc_cnp(&cc, &params, 0, T0));
+	stellar_cc_tick(&cc, &params, 0, T0 + 100 * 100 + 50);
+	assert_int_equal(cc.timer_stages, STELLAR_CC_MAX_TICK_STAGES);
+	assert_int_equal(cc.rate_stamp_us, T0 + 100 * 100);
+	assert_int_equal(cc.alpha_stamp_us, T0 + 100 * 100);
+	/* the 50 us left over plus 50 more make the next period */
+	stellar_cc_tick(&cc, &params, 0, T0 + 101 * 100);
+	assert_int_equal(cc.timer_stages, STELLAR_CC_MAX_TICK_STAGES + 1);
+	/*
+	 * The end of time: (2^64 - 1 - 10^6) us is ...615 us, 15 past a
+	 * whole number of 100 us periods.
+	 */
+	stellar_cc_init(&cc, &params, T0);
+	stellar_cc_tick(&cc, &params, 0, UINT64_MAX);
+	assert_int_equal(cc.timer_stages, STELLAR_CC_MAX_TICK_STAGES);
+	assert_int_equal(cc.rate_stamp_us, UINT64_MAX - 15);
+	assert_int_equal(cc.alpha_stamp_us, UINT64_MAX - 15);
+	assert_int_equal(cc.alpha, 0);
+	assert_int_equal(cc.rate_kbps, 100000);
+	assert_int_equal(cc.increases, 0);
 }
 
 int main(void)
