@@ -56,7 +56,9 @@ assert_eq "$OUT" "rx_buf_size: $(cat /sys/module/virtio_stellar/parameters/rx_bu
 spray_paths: 2
 emtt_cache_size: 32
 db_poll_interval: $(cat /sys/module/virtio_stellar/parameters/db_poll_interval)
-pin_mode: 0" "params"
+pin_mode: 0
+cc: 1
+cc_max_rate: 0" "params"
 run_tool 0 params --json
 assert_eq "$(echo "$OUT" | jq -c '{spray_paths, emtt_cache_size}')" \
 	'{"spray_paths":2,"emtt_cache_size":32}' "JSON params"
@@ -108,6 +110,17 @@ assert_eq "$(echo "$OUT" | jq -c '.[0].settings | {spray_paths, db_poll_interval
 	'{"spray_paths":8,"db_poll_interval":50}' "settings after set"
 run_tool 0 -j status -d stellar1
 assert_eq "$(echo "$OUT" | jq '.[0].settings.spray_paths')" 2 "other device untouched"
+run_tool 0 set --device stellar0 --cc 0 --cc-max-rate 40
+run_tool 0 -j status -d stellar0
+assert_eq "$(echo "$OUT" | jq -c '.[0].settings | {cc, cc_max_rate}')" \
+	'{"cc":0,"cc_max_rate":40}' "congestion control settings after set"
+assert_contains "$(cat /proc/stellar/stellar0/settings)" "cc: off
+cc_max_rate: 40" "/proc settings"
+run_tool 1 set --device stellar0 --cc 2
+assert_contains "$ERR" "--cc 2 refused" "set cc 2"
+run_tool 0 -j status -d stellar0
+assert_eq "$(echo "$OUT" | jq '.[0].settings.cc')" 0 "cc after refused set"
+run_tool 0 set --device stellar0 --cc 1 --cc-max-rate 0
 
 log "set out of range: the kernel's message is shown, nothing changes"
 run_tool 1 set --device stellar0 --spray-paths 0 --emtt-cache-size 1
