@@ -7,19 +7,23 @@
 # and c on leaf1, b and d on leaf2, two spines, two uplinks per host,
 # every port shaped to the fabric rate with an ECN-marking RED queue).
 # Incast: a, b and c each write to d at once (ib_write_bw -D, 64 KB, one
-# QP each); d's two downlinks are the bottleneck.  For rdma_rxe, then
-# stellar (spray_paths PATHS):
+# QP each); d's two downlinks are the bottleneck.  For rdma_rxe, stellar
+# without congestion control (stellar-nocc: cc=0, the window only) and
+# stellar with DCQCN (cc=1, cc_max_rate the host's two uplinks), all with
+# spray_paths PATHS:
 #
 #   rtt_idle_p50/p99   ping a -> d, unloaded (ms)
 #   rtt_load_p50/p99   ping a -> d while the incast runs (ms): the
 #                      fabric's queues as any flow through them sees them
 #   bw_a, bw_b, bw_c   each sender's ib_write_bw average (MiB/s)
 #   qp_ok              every ib_write_bw exited 0 on both ends
+#   cnp_sent           CNPs d sent (stellar)
+#   cc_rate_cuts       rate cuts of a, b and c together (stellar)
 #
 # VM d writes one line per figure to $STELLAR_OUT/bench.tsv:
 #   CONFIG<TAB>TEST<TAB>VALUE<TAB>UNIT
-# Arguments: [--seconds N] [--paths N] [--only rxe|stellar]
-# stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=20mbit timeout=1500 memdebug=off
+# Arguments: [--seconds N] [--paths N] [--only rxe|stellar-nocc|stellar]
+# stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=20mbit timeout=2100 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
@@ -65,7 +69,10 @@ device_up() {
 		rdma link add rxe0 type rxe netdev eth0
 		DEV=rxe0
 	else
-		stellar_load "spray_paths=$PATHS"
+		# the host's line rate: its two uplinks at the fabric rate
+		stellar_load "spray_paths=$PATHS" \
+			"cc=$([ "$1" = stellar-nocc ] && echo 0 || echo 1)" \
+			"cc_max_rate=$((2 * ${STELLAR_FABRIC_RATE%mbit}))"
 		rdma link add stellar0 type stellar netdev eth0
 		DEV=stellar0
 	fi
@@ -127,6 +134,26 @@ incast() {
 	record "$config" qp_ok "$ok"
 }
 
+# dev_stat NAME: the stellar device counter NAME.
+dev_stat() {
+	awk -v n="$1:" '$1 == n { print $2 }' /proc/stellar/stellar0/stats
+}
+
+# cc_record CONFIG: CNPs d sent and the senders' rate cuts.
+cc_record() {
+	local config=$1 cuts=0 role
+
+	[ "$DEV" = stellar0 ] || return 0
+	[ "$STELLAR_ROLE" = d ] || put_val "$config.cuts" "$(dev_stat cc_rate_cuts)"
+	barrier "$config.cc-counted"
+	[ "$STELLAR_ROLE" = d ] || return 0
+	for role in a b c; do
+		cuts=$((cuts + $(get_val_from "$role" "$config.cuts")))
+	done
+	record "$config" cnp_sent "$(dev_stat cnp_sent)"
+	record "$config" cc_rate_cuts "$cuts"
+}
+
 run_config() {
 	local config=$1
 
@@ -138,6 +165,7 @@ run_config() {
 	fi
 	barrier "$config.idle-done"
 	incast "$config"
+	cc_record "$config"
 	if [ "$STELLAR_ROLE" = a ]; then
 		put_val "$config.load" "$(ping_stats "$STELLAR_OUT/$config-ping-load.log")"
 	fi
@@ -156,7 +184,7 @@ run_config() {
 fabric_up
 [ "$STELLAR_ROLE" != d ] || record setup rate "$STELLAR_FABRIC_RATE"
 [ "$STELLAR_ROLE" != d ] || record setup paths "$PATHS"
-for config in rxe stellar; do
+for config in rxe stellar-nocc stellar; do
 	[ -z "$ONLY" ] || [ "$ONLY" = "$config" ] || continue
 	run_config "$config"
 done

@@ -10,7 +10,8 @@
 # bench/results/fabric-latest.md (or --out).
 #
 #   bench/fabric.sh [--rate RATE] [--seconds N] [--paths N]
-#                   [--only rxe|stellar] [--out FILE] [--from RESULTS]
+#                   [--only rxe|stellar-nocc|stellar] [--out FILE]
+#                   [--from RESULTS]
 # (--from: write the table again from an earlier run's results dir)
 #
 # Run as root on the build host after "make".  Knobs of the VM harness
@@ -70,7 +71,8 @@ figures() {
 			good = "—"; jain = "—"; p99 = "—"; ok = "—"
 			if (n) good = sprintf("%.2f", sum / neck)
 			if (sq > 0) jain = sprintf("%.3f", sum * sum / (n * sq))
-			if (f["rtt_idle_p50"] > 0)
+			if (f["rtt_idle_p50"] ~ /^[0-9.]+$/ && f["rtt_idle_p50"] > 0 &&
+			    f["rtt_load_p99"] ~ /^[0-9.]+$/)
 				p99 = sprintf("%.1f", f["rtt_load_p99"] / f["rtt_idle_p50"])
 			if (f["qp_ok"] != "") ok = f["qp_ok"]
 			print good, jain, p99, ok
@@ -86,9 +88,10 @@ met() {
 }
 
 write_report() {
-	local rg rj rp rq sg sj sp sq
+	local rg rj rp rq ng nj np nq sg sj sp sq
 
 	read -r rg rj rp rq <<<"$(figures rxe)"
+	read -r ng nj np nq <<<"$(figures stellar-nocc)"
 	read -r sg sj sp sq <<<"$(figures stellar)"
 	mkdir -p "$(dirname "$OUT")"
 	{
@@ -100,17 +103,18 @@ write_report() {
 		echo "Fabric: 4 hosts, 2 leaves, 2 spines, 2 uplinks per host, every port $RATE (tbf, RED with ECN); stellar spray_paths $(fig setup paths)  "
 		echo "Guest log: \`$RESULTS\`"
 		echo
-		echo "| Figure | rdma_rxe | stellar | Target (stellar) | Met |"
-		echo "|---|---:|---:|---|---|"
+		echo "| Figure | rdma_rxe | stellar, no CC | stellar, DCQCN | Target (stellar, DCQCN) | Met |"
+		echo "|---|---:|---:|---:|---|---|"
 		for k in a b c; do
-			echo "| ib_write_bw $k -> d, MiB/s | $(fig rxe "bw_$k") | $(fig stellar "bw_$k") | | |"
+			echo "| ib_write_bw $k -> d, MiB/s | $(fig rxe "bw_$k") | $(fig stellar-nocc "bw_$k") | $(fig stellar "bw_$k") | | |"
 		done
-		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $sg | >= 0.90 | $(met "$sg" '>=' 0.9) |"
-		echo "| Jain fairness of the 3 senders | $rj | $sj | >= 0.95 | $(met "$sj" '>=' 0.95) |"
-		echo "| ping a -> d unloaded p50 / p99, ms | $(fig rxe rtt_idle_p50) / $(fig rxe rtt_idle_p99) | $(fig stellar rtt_idle_p50) / $(fig stellar rtt_idle_p99) | | |"
-		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
-		echo "| p99 under incast / unloaded p50 | $rp | $sp | <= 3 | $(met "$sp" '<=' 3) |"
-		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
+		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $ng | $sg | >= 0.90 | $(met "$sg" '>=' 0.9) |"
+		echo "| Jain fairness of the 3 senders | $rj | $nj | $sj | >= 0.95 | $(met "$sj" '>=' 0.95) |"
+		echo "| ping a -> d unloaded p50 / p99, ms | $(fig rxe rtt_idle_p50) / $(fig rxe rtt_idle_p99) | $(fig stellar-nocc rtt_idle_p50) / $(fig stellar-nocc rtt_idle_p99) | $(fig stellar rtt_idle_p50) / $(fig stellar rtt_idle_p99) | | |"
+		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar-nocc rtt_load_p50) / $(fig stellar-nocc rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
+		echo "| p99 under incast / unloaded p50 | $rp | $np | $sp | <= 3 | $(met "$sp" '<=' 3) |"
+		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $nq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
+		echo "| CNPs d sent / rate cuts of a, b, c | | $(fig stellar-nocc cnp_sent) / $(fig stellar-nocc cc_rate_cuts) | $(fig stellar cnp_sent) / $(fig stellar cc_rate_cuts) | | |"
 		echo
 		echo "a and c sit on leaf1, b and d on leaf2.  Goodput: the three"
 		echo "ib_write_bw averages over d's two downlinks' rate.  RTT: ICMP ping"
@@ -119,6 +123,8 @@ write_report() {
 		echo "queues (RED limit 400 KB) hold up to 160 ms at 20 Mbit/s.  RED"
 		echo "marks ECN-capable packets and drops the others, perftest's TCP"
 		echo "exchange included; a failed exit is explained in the guest logs."
+		echo "DCQCN runs with cc_max_rate at the host's two uplinks"
+		echo "(Documentation/congestion.rst)."
 	} >"$OUT"
 }
 
