@@ -218,6 +218,15 @@ bool stellar_cnp_hold(struct stellar_qp_xport *xp)
 }
 
 /**
+ * stellar_cnp_pacing() - whether the requester waits for its rate now
+ * @xp: the transport, req_mutex held
+ */
+bool stellar_cnp_pacing(struct stellar_qp_xport *xp)
+{
+	return xp->cc.on && timer_pending(&xp->cc.timer);
+}
+
+/**
  * stellar_cnp_sent() - charge a request to the QP's rate
  * @xp: the transport, req_mutex held
  * @len: bytes of the packet

@@ -330,11 +330,18 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 }
 
 /*
- * An expired timer while responses wait unprocessed in the backlog (this
- * host did not get to run) gets one more period instead of a retry.
+ * An expired timer gets one more period instead of a retry while the
+ * requester waits for its congestion control rate (what it has not sent
+ * yet cannot have been acknowledged; once the window is full it no longer
+ * waits), or, once until progress, while responses wait unprocessed in
+ * the backlog (this host did not get to run).
  */
 static bool stellar_comp_defer_timeout(struct stellar_qp_xport *xp)
 {
+	if (stellar_cnp_pacing(xp)) {
+		mod_timer(&xp->retrans_timer, jiffies + stellar_ack_timeout(xp));
+		return true;
+	}
 	if (xp->timeout_deferred || skb_queue_empty(&xp->rxq))
 		return false;
 	xp->timeout_deferred = true;

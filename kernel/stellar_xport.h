@@ -745,6 +745,7 @@ void stellar_cnp_marked(struct stellar_qp_xport *xp,
 			const struct sk_buff *skb);
 void stellar_cnp_rcvd(struct stellar_qp_xport *xp);
 bool stellar_cnp_hold(struct stellar_qp_xport *xp);
+bool stellar_cnp_pacing(struct stellar_qp_xport *xp);
 void stellar_cnp_sent(struct stellar_qp_xport *xp, u32 len);
 void stellar_cnp_show(struct seq_file *m, struct stellar_qp_xport *xp);
 
