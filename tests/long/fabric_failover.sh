@@ -20,9 +20,10 @@
 #     the stall must end within the first half of the dark window.
 # Not part of make check (tests/long: run it by name,
 # "tests/vm/run-tests.sh fabric_failover"); see the notes below.
-# Seen once (20 Mbit/s, "both"): perftest's run ended on time but both
-# ends took another 3.7 minutes to exit, with no packet on the fabric
-# meanwhile; not yet understood.
+# Seen a few times (20 Mbit/s, "both"): perftest's run ended on time but
+# both ends took minutes to exit (once 3.7), with no packet on the fabric
+# meanwhile; not yet understood.  bw_wait stops them once the client has
+# printed its result.
 #
 # The issue's goals (stall <= 20 smoothed RTTs, 80% of the capacity left,
 # 5 runs at 20 and 40 Mbit/s) are logged as "GOAL" lines, met or not:
@@ -110,6 +111,41 @@ srtt_ms() {
 			if length > 0 then .[length / 2 | floor] / 1000 else 0 end'
 }
 
+# bw_wait NAME PID LOG: wait for this host's ib_write_bw; 0 if it exited
+# 0 or only perftest's closing TCP exchange failed, else its status.
+# That exchange between the two ends, after the data, sometimes hangs on
+# this fabric for minutes or fails (seen with and without congestion
+# control; not understood): once the client printed its result line (the
+# data went through, no QP error) and the exchange has not ended 30 s
+# after the run's time, both ends are stopped; a run whose only error is
+# that exchange counts, and the log says so.  A QP error ("Completion
+# with error") always fails.
+bw_wait() {
+	local name=$1 pid=$2 log=$3 deadline=$((SECONDS + BW_SECONDS + 30))
+	local result=no rc=0
+
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+		sleep 1
+	done
+	if [ "$STELLAR_ROLE" = a ]; then
+		[ -z "$(perftest_result "$log")" ] || result=yes
+		put_val "$name.result" "$result"
+	fi
+	if kill -0 "$pid" 2>/dev/null; then
+		log "$name: perftest's closing exchange had not ended 30 s after the run: stopped"
+		kill "$pid"
+		rc=124
+	fi
+	wait "$pid" || rc=$?
+	[ "$rc" != 0 ] || return 0
+	[ "$STELLAR_ROLE" = a ] || result=$(get_val_from a "$name.result")
+	if [ "$result" = yes ] && ! grep -q "Completion with error" "$log"; then
+		log "$name: the data went through (a's result line); only perftest's closing TCP exchange failed (exit $rc)"
+		return 0
+	fi
+	return "$rc"
+}
+
 # run SCENARIO N: one ib_write_bw with leaf1-spine1 dark in direction
 # SCENARIO ("both", "up", "down") for a while.
 run() {
@@ -134,7 +170,7 @@ run() {
 		sleep "$DARK_SECONDS"
 		fabric_cmd clear leaf1-spine1 "$dir" >/dev/null
 		t_light=$(date +%s.%N)
-		wait "$pid" || rc=$?
+		bw_wait "$name" "$pid" "$log" || rc=$?
 		touch "$stop"
 		wait "$sampler"
 	else
@@ -142,15 +178,19 @@ run() {
 		(while sleep 1; do srtt_ms; done >"$STELLAR_OUT/$name.srtt") &
 		sampler=$!
 		timeout 300 ib_write_bw -d stellar0 -x "$GID" -p "$PORT" -s 65536 \
-			-D "$BW_SECONDS" "$(fabric_ip b)" >"$log" 2>&1 || rc=$?
+			-D "$BW_SECONDS" "$(fabric_ip b)" >"$log" 2>&1 &
+		pid=$!
+		bw_wait "$name" "$pid" "$log" || rc=$?
 		kill "$sampler"
 		wait "$sampler" 2>/dev/null || true
 		# the median of the samples taken while the QP sprayed
 		put_val "$name.srtt" "$(awk '$1 > 0' "$STELLAR_OUT/$name.srtt" |
 			sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }')"
 	fi
+	# the device's counters so far (timeouts, retransmits, DCQCN)
+	cp /proc/stellar/stellar0/stats "$STELLAR_OUT/$name.stats"
 	barrier "$name.done"
-	[ "$rc" = 0 ] || fail "$name: ib_write_bw exited with $rc (a QP error?):"$'\n'"$(tail -5 "$log")"
+	[ "$rc" = 0 ] || fail "$name: ib_write_bw exited with $rc (a QP error?):"$'\n'"$(grep -iE 'err|fail' "$log" || true)"$'\n'"$(tail -5 "$log")"
 	[ "$STELLAR_ROLE" = b ] || return 0
 	# The data's way: one spine left, unless only the way back is dark.
 	left=$SPINE
