@@ -132,7 +132,7 @@ check_spray() {
 	done
 	barrier stats-before
 	stellar_pair bw_ab b a 18515 ib_write_bw -d stellar0 -x "$gid" \
-		-p 18515 -s 65536 -D 4
+		-p 18515 -s 65536 -n 150
 	pair_wait
 	if [ "$STELLAR_ROLE" = a ]; then
 		perftest_value "$STELLAR_OUT/$PAIR_NAME.log" 4 >/dev/null
