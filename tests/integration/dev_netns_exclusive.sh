@@ -180,7 +180,7 @@ ip netns exec ns1 "$TOOL" cdi --output - >"$STELLAR_OUT/stellar-ns1.json" ||
 	fail "stellar-tool cdi in ns1 failed"
 ip netns exec ns1 bash -c "$(declare -f cdi_check); cdi_check $STELLAR_OUT/stellar-ns1.json stellar1"
 assert_fails "$TOOL" cdi --output -
-wait_for 15 sh -c 'ip netns exec ns1 ibv_devinfo -d stellar1 | grep -q PORT_ACTIVE'
+wait_for 15 sh -c 'ip netns exec ns1 ibv_devinfo -d stellar1 | grep PORT_ACTIVE >/dev/null'
 G1=$(ns_gid_index ns1 stellar1 10.40.0.1)
 G2=$(ns_gid_index ns2 stellar2 10.40.0.2)
 

@@ -170,7 +170,7 @@ barrier killed
 
 log "latency_telemetry=0 stops the counting"
 echo 0 >"$PARAM"
-"$TOOL" latency --device stellar0 | grep -q "latency telemetry off" ||
+"$TOOL" latency --device stellar0 | grep "latency telemetry off" >/dev/null ||
 	fail "the tool does not say telemetry is off"
 snapshot
 barrier off
@@ -222,17 +222,20 @@ log "microbursts $b0 -> $b1: $("$TOOL" -j latency --device stellar0 | jq -c .mic
 "$TOOL" -j latency --device stellar0 |
 	jq -e '[.microbursts[] | select(.path >= 4 or .max_us <= 500 or .last_ns == 0)] | length == 0' >/dev/null ||
 	fail "implausible microburst entries: $("$TOOL" -j latency --device stellar0 | jq -c .microbursts)"
-"$TOOL" latency --device stellar0 | grep -Eq '^  path +[0-3]: [0-9]+ bursts, largest \+[0-9]+ us, last ' ||
+"$TOOL" latency --device stellar0 >"$STELLAR_OUT/latency_spray.txt"
+grep -Eq '^  path +[0-3]: [0-9]+ bursts, largest \+[0-9]+ us, last ' "$STELLAR_OUT/latency_spray.txt" ||
 	fail "stellar-tool latency shows no microburst line"
-"$MON" --once --metrics latency --device stellar0 |
-	grep -Eq '^stellar_path_bursts_total\{device="stellar0",port="1",path="[0-3]"\} [1-9]' ||
+# Scraped to a file: grep -q ending a pipe early would kill the exporter
+# with SIGPIPE, and pipefail would count that as a miss.
+"$MON" --once --metrics latency --device stellar0 >"$STELLAR_OUT/latency_spray.prom" ||
+	fail "stellar-monitor --once failed"
+grep -Eq '^stellar_path_bursts_total\{device="stellar0",port="1",path="[0-3]"\} [1-9]' "$STELLAR_OUT/latency_spray.prom" ||
 	fail "stellar-monitor exports no path bursts"
 paths_rtt=$("$TOOL" -j latency --device stellar0 | jq -c '[.path_rtt[] | {path, n: .histogram.count, p50: .histogram.p50_ns}]')
 log "RTT per path: $paths_rtt"
 echo "$paths_rtt" | jq -e 'length >= 2 and all(.[]; .path < 4 and .n > 0 and .p50 > 0)' >/dev/null ||
 	fail "no RTT histograms for the spray paths: $paths_rtt"
-"$MON" --once --metrics latency --device stellar0 |
-	grep -Eq '^stellar_path_rtt_seconds_count\{device="stellar0",path="[0-3]"\} [1-9]' ||
+grep -Eq '^stellar_path_rtt_seconds_count\{device="stellar0",path="[0-3]"\} [1-9]' "$STELLAR_OUT/latency_spray.prom" ||
 	fail "stellar-monitor exports no path RTT histogram"
 "$TOOL" set --device stellar0 --spray-paths 1
 barrier jitter-done

@@ -148,7 +148,7 @@ G=$(gid_index stellar0 10.20.0.1)
 ibv_rc_pingpong -d stellar0 -g "$G" -p 18950 >/tmp/pingpong.log 2>&1 &
 PP_PID=$!
 qp_listed() {
-	"$TOOL" qps --device stellar0 | grep -q '^qp [0-9]*: type RC state INIT$'
+	"$TOOL" qps --device stellar0 | grep '^qp [0-9]*: type RC state INIT$' >/dev/null
 }
 wait_for 20 qp_listed
 run_tool 0 qps --device stellar0

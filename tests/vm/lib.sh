@@ -9,6 +9,9 @@
 # through tests/vm/run-tests.sh, so every test file can be run alone.
 # Inside a VM the test runs as root with "set -eE -o pipefail"; any
 # failing command not tested by if/||/assert_fails fails the test.
+# Under pipefail, "CMD | grep -q" is false when grep's early exit kills
+# a CMD with more output to write (SIGPIPE): match with "grep ... >/dev/null"
+# or on a file instead.
 #
 # Environment set by the harness (tests/vm/guest-init.sh):
 #   STELLAR_REPO     repo path (same as on the host)
@@ -353,7 +356,7 @@ udp_4791_bound() {
 		ip netns exec "$1" ss -Hulnp
 	else
 		ss -Hulnp
-	fi | grep -qE '[:.]4791[[:space:]]'
+	fi | grep -E '[:.]4791[[:space:]]' >/dev/null
 }
 
 # rdma_link_gone DEV: "rdma link show" does not list DEV.
@@ -364,14 +367,15 @@ rdma_link_gone() {
 # ib_port_state_is DEV STATE: ibv_devinfo shows port 1 of DEV in STATE
 # (PORT_ACTIVE, PORT_DOWN, ...).
 ib_port_state_is() {
-	ibv_devinfo -d "$1" 2>/dev/null | grep -qE "^[[:space:]]+state:[[:space:]]+$2 "
+	ibv_devinfo -d "$1" 2>/dev/null |
+		grep -E "^[[:space:]]+state:[[:space:]]+$2 " >/dev/null
 }
 
 # ib_has_gid DEV GID: ibv_devinfo -v lists GID (as printed by inet_ntop)
 # as a RoCE v2 GID of DEV.
 ib_has_gid() {
 	ibv_devinfo -v -d "$1" 2>/dev/null |
-		grep -qF -- "$(printf ':\t\t%s, RoCE v2' "$2")"
+		grep -F -- "$(printf ':\t\t%s, RoCE v2' "$2")" >/dev/null
 }
 
 # ibv_lists DEV: ibv_devices lists DEV.
