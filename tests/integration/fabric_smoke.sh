@@ -74,11 +74,6 @@ check_udp() {
 	barrier udp-checked
 }
 
-# tx_packets DEV: packets DEV has sent.
-tx_packets() {
-	cat "/sys/class/net/$1/statistics/tx_packets"
-}
-
 # stellar_pair NAME SERVER CLIENT SERVER_CMD...: run a perftest-style
 # server on SERVER and, once it listens on TCP PORT, "CMD SERVER_IP" on
 # CLIENT; the other hosts go on.  pair_wait waits for it.

@@ -23,6 +23,7 @@
 #                            packets, bytes, dropped or marked
 #   udp_sink PORT OUT STOP   count the datagrams per source port
 #   udp_spray DST PORT FIRST N   send from N source ports from FIRST on
+#   tx_packets DEV           packets this host sent on DEV
 
 FABRIC_CMD_TIMEOUT=${FABRIC_CMD_TIMEOUT:-120}
 
@@ -94,6 +95,10 @@ fabric_stat() {
 	esac
 	echo "$1" | awk -v l="$2" -v d="$3" -v c="$col" \
 		'$1 == l && $2 == d { print $c; found = 1 } END { if (!found) print -1 }'
+}
+
+tx_packets() {
+	cat "/sys/class/net/$1/statistics/tx_packets"
 }
 
 # udp_sink PORT OUT STOP: count, per source port, the datagrams that
