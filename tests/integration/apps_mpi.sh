@@ -17,40 +17,8 @@
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
-
-HELPERS=$(dirname "$(readlink -f "$0")")/helpers
-AGENT_PORT=17001
-# int64 elements per allreduce; the last one is 800 KB, well past UCX's
-# rendezvous threshold.
-COUNTS=(1 1000 100000)
-PROG=$STELLAR_SHARED/mpi_allreduce
-
-# Bytes VM a's rank receives at least: the peer's vector for the sum and
-# for the max of every count.
-min_rx_bytes() {
-	local count total=0
-
-	for count in "${COUNTS[@]}"; do
-		total=$((total + 2 * 8 * count))
-	done
-	echo "$total"
-}
-
-run_mpirun() {
-	local rc=0 log=$STELLAR_OUT/mpirun.log
-
-	timeout 600 mpirun --allow-run-as-root -np 2 \
-		--host "$(my_ip 1):1,$(peer_ip 1):1" \
-		--mca plm_rsh_agent "/usr/bin/python3 -B $HELPERS/remote_exec.py" \
-		--mca oob_tcp_if_include "$(link_dev 1)" \
-		--mca pml ucx --mca btl self --mca osc '^ucx' \
-		-x UCX_TLS=self,rc_verbs,ud_verbs:aux \
-		-x UCX_NET_DEVICES=stellar0:1 \
-		-x UCX_IB_GID_INDEX="$STELLAR_GID" \
-		"$PROG" "${COUNTS[@]}" >"$log" 2>&1 || rc=$?
-	[ "$rc" = 0 ] || fail "mpirun exited with $rc:"$'\n'"$(tail -40 "$log")"
-	MPI_LOG=$log
-}
+# shellcheck source=tests/integration/helpers/mpi.sh
+. "$(dirname "$(readlink -f "$0")")/helpers/mpi.sh"
 
 check_mpi_output() {
 	local count
@@ -58,7 +26,7 @@ check_mpi_output() {
 	assert_contains "$(cat "$MPI_LOG")" "rank 0 of 2 on $(hostname)" "mpirun output"
 	assert_contains "$(cat "$MPI_LOG")" "rank 1 of 2 on $(get_val hostname)" \
 		"mpirun output"
-	for count in "${COUNTS[@]}"; do
+	for count in "${MPI_COUNTS[@]}"; do
 		assert_contains "$(cat "$MPI_LOG")" \
 			"allreduce ok: 2 ranks, $count x int64" "mpirun output"
 	done
@@ -70,27 +38,23 @@ put_val hostname "$(hostname)"
 rx_before=$(stellar_stat stellar0 rx_bytes)
 
 if [ "$STELLAR_ROLE" = b ]; then
-	/usr/bin/python3 -B "$HELPERS/remote_exec.py" serve "$(my_ip 1)" \
-		"$AGENT_PORT" >"$STELLAR_OUT/remote_exec.log" 2>&1 &
-	agent=$!
-	wait_for 30 tcp_listening "$AGENT_PORT"
+	mpi_agent_start "$(my_ip 1)"
 	put_val agent.ready 1
 else
-	assert_ok mpicc -Wall -Werror -O2 -o "$PROG" "$HELPERS/mpi_allreduce.c"
+	mpi_build
 	get_val agent.ready >/dev/null
 	[ "$(get_val hostname)" != "$(hostname)" ] ||
 		fail "both VMs are called $(hostname): ranks would be indistinguishable"
-	export REMOTE_EXEC_PORT=$AGENT_PORT
-	run_mpirun
+	mpi_run 2 "$(my_ip 1):1,$(peer_ip 1):1" "$(link_dev 1)"
 	check_mpi_output
 fi
 barrier mpirun.done 700
-[ "$STELLAR_ROLE" = a ] || kill "$agent"
+[ "$STELLAR_ROLE" = a ] || kill "$MPI_AGENT"
 
 rx=$(($(stellar_stat stellar0 rx_bytes) - rx_before))
-[ "$rx" -ge "$(min_rx_bytes)" ] ||
-	fail "stellar0 received $rx bytes, the allreduces moved $(min_rx_bytes)"
-log "stellar0 received $rx bytes during mpirun (allreduce payload $(min_rx_bytes))"
+[ "$rx" -ge "$(mpi_min_rx_bytes)" ] ||
+	fail "stellar0 received $rx bytes, the allreduces moved $(mpi_min_rx_bytes)"
+log "stellar0 received $rx bytes during mpirun (allreduce payload $(mpi_min_rx_bytes))"
 
 barrier mpi-done
 rdma link delete stellar0
