@@ -19,10 +19,15 @@
 #   qp_ok              every ib_write_bw exited 0 on both ends
 #   cnp_sent           CNPs d sent (stellar)
 #   cc_rate_cuts       rate cuts of a, b and c together (stellar)
+#   m2m_bw             many-to-many: every host writes to every other at
+#                      once (12 flows); the sum of their averages (MiB/s)
+#   m2m_cross_bw       the part of m2m_bw that crosses between the leaves
+#   m2m_ok             every many-to-many ib_write_bw exited 0
 #
 # VM d writes one line per figure to $STELLAR_OUT/bench.tsv:
 #   CONFIG<TAB>TEST<TAB>VALUE<TAB>UNIT
 # Arguments: [--seconds N] [--paths N] [--only rxe|stellar-nocc|stellar]
+#            [--cc-params NAME=VALUE,...] (module parameters, DCQCN run)
 # stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=20mbit timeout=2100 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
@@ -33,11 +38,13 @@
 SECONDS_BW=15
 PATHS=16
 ONLY=
+CC_PARAMS=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) SECONDS_BW=$2; shift ;;
 	--paths) PATHS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--cc-params) IFS=, read -r -a CC_PARAMS <<<"$2"; shift ;;
 	'') ;;	# the harness passes an empty argument when there are none
 	*) fail "bench/fabric-guest.sh: unknown argument '$1'" ;;
 	esac
@@ -69,10 +76,14 @@ device_up() {
 		rdma link add rxe0 type rxe netdev eth0
 		DEV=rxe0
 	else
+		local extra=()
+
+		[ "$1" = stellar ] && extra=("${CC_PARAMS[@]}")
 		# the host's line rate: its two uplinks at the fabric rate
 		stellar_load "spray_paths=$PATHS" \
 			"cc=$([ "$1" = stellar-nocc ] && echo 0 || echo 1)" \
-			"cc_max_rate=$((2 * ${STELLAR_FABRIC_RATE%mbit}))"
+			"cc_max_rate=$((2 * ${STELLAR_FABRIC_RATE%mbit}))" \
+			"${extra[@]}"
 		rdma link add stellar0 type stellar netdev eth0
 		DEV=stellar0
 	fi
@@ -88,6 +99,15 @@ device_down() {
 	fi
 }
 
+# write_bw NAME PORT [SERVER_ADDR]: ib_write_bw for SECONDS_BW, 64 KB
+# messages, as a server on PORT or a client of SERVER_ADDR, in the
+# background (its pid in BW_PID), logged to $STELLAR_OUT/NAME.log.
+write_bw() {
+	timeout $((SECONDS_BW + 120)) ib_write_bw -d "$DEV" -x "$GID" -p "$2" \
+		-s 65536 -D "$SECONDS_BW" ${3:+"$3"} >"$STELLAR_OUT/$1.log" 2>&1 &
+	BW_PID=$!
+}
+
 # incast CONFIG: a, b and c write to d at once; a pings d meanwhile.
 incast() {
 	local config=$1 role pid pids=() rc=0 ok=yes port
@@ -96,20 +116,16 @@ incast() {
 	if [ "$STELLAR_ROLE" = d ]; then
 		for role in a b c; do
 			port=$((PORT + SENDER_PORT[$role]))
-			timeout $((SECONDS_BW + 120)) ib_write_bw -d "$DEV" -x "$GID" \
-				-p "$port" -s 65536 -D "$SECONDS_BW" \
-				>"$STELLAR_OUT/$config-server-$role.log" 2>&1 &
-			pids+=($!)
+			write_bw "$config-server-$role" "$port"
+			pids+=("$BW_PID")
 			wait_for 30 tcp_listening "$port"
 		done
 		put_val "$config.ready" 1
 	else
 		get_val_from d "$config.ready" >/dev/null
 		port=$((PORT + SENDER_PORT[$STELLAR_ROLE]))
-		timeout $((SECONDS_BW + 120)) ib_write_bw -d "$DEV" -x "$GID" \
-			-p "$port" -s 65536 -D "$SECONDS_BW" "$(fabric_ip d)" \
-			>"$STELLAR_OUT/$config-client.log" 2>&1 &
-		pids+=($!)
+		write_bw "$config-client" "$port" "$(fabric_ip d)"
+		pids+=("$BW_PID")
 		if [ "$STELLAR_ROLE" = a ]; then
 			sleep 3
 			timeout $((SECONDS_BW - 4)) ping -i 0.2 "$(fabric_ip d)" \
@@ -125,13 +141,68 @@ incast() {
 		put_val "$config.bw" "$(perftest_result "$STELLAR_OUT/$config-client.log" |
 			awk '{ print $4 }')"
 	fi
-	barrier "$config.incast-done"
+	barrier "$config.incast-done" $((SECONDS_BW + 180))
 	[ "$STELLAR_ROLE" = d ] || return 0
 	for role in a b c; do
 		record "$config" "bw_$role" "$(get_val_from "$role" "$config.bw")" MiB/s
 		[ "$(get_val_from "$role" "$config.ok")" = yes ] || ok=no
 	done
 	record "$config" qp_ok "$ok"
+}
+
+# m2m_port SRC DST: the TCP port of the many-to-many flow SRC -> DST.
+m2m_port() {
+	echo $((PORT + 10 * $(_vm_index "$1") + $(_vm_index "$2")))
+}
+
+# many_to_many CONFIG: every host writes to every other host at once (12
+# flows, one QP each); d records the sum of the flows and of those that
+# cross from one leaf to the other (a, c on leaf1; b, d on leaf2).
+many_to_many() {
+	local config=$1 role pid pids=() rc=0 ok=yes port bw all=0 cross=0
+	local line='' flow
+
+	PORT=$((PORT + 100))
+	for role in $(other_roles); do
+		port=$(m2m_port "$role" "$STELLAR_ROLE")
+		write_bw "$config-m2m-server-$role" "$port"
+		pids+=("$BW_PID")
+		wait_for 30 tcp_listening "$port"
+	done
+	put_val "$config.m2m-ready" 1
+	for role in $(other_roles); do
+		get_val_from "$role" "$config.m2m-ready" >/dev/null
+	done
+	for role in $(other_roles); do
+		write_bw "$config-m2m-client-$role" \
+			"$(m2m_port "$STELLAR_ROLE" "$role")" "$(fabric_ip "$role")"
+		pids+=("$BW_PID")
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || rc=$?
+	done
+	[ "$rc" = 0 ] || ok=no
+	put_val "$config.m2m-ok" "$ok"
+	for role in $(other_roles); do
+		bw=$(perftest_result "$STELLAR_OUT/$config-m2m-client-$role.log" |
+			awk '{ print $4 }')
+		line+="$role=${bw:-0} "
+	done
+	put_val "$config.m2m-bw" "$line"
+	barrier "$config.m2m-done" $((SECONDS_BW + 180))
+	[ "$STELLAR_ROLE" = d ] || return 0
+	for role in $(host_roles); do
+		[ "$(get_val_from "$role" "$config.m2m-ok")" = yes ] || ok=no
+		for flow in $(get_val_from "$role" "$config.m2m-bw"); do
+			bw=${flow#*=}
+			all=$(awk -v a="$all" -v b="$bw" 'BEGIN { print a + b }')
+			[ $(($(_vm_index "$role") % 2)) = $(($(_vm_index "${flow%%=*}") % 2)) ] ||
+				cross=$(awk -v a="$cross" -v b="$bw" 'BEGIN { print a + b }')
+		done
+	done
+	record "$config" m2m_bw "$all" MiB/s
+	record "$config" m2m_cross_bw "$cross" MiB/s
+	record "$config" m2m_ok "$ok"
 }
 
 # dev_stat NAME: the stellar device counter NAME.
@@ -166,6 +237,7 @@ run_config() {
 	barrier "$config.idle-done"
 	incast "$config"
 	cc_record "$config"
+	many_to_many "$config"
 	if [ "$STELLAR_ROLE" = a ]; then
 		put_val "$config.load" "$(ping_stats "$STELLAR_OUT/$config-ping-load.log")"
 	fi
@@ -184,6 +256,8 @@ run_config() {
 fabric_up
 [ "$STELLAR_ROLE" != d ] || record setup rate "$STELLAR_FABRIC_RATE"
 [ "$STELLAR_ROLE" != d ] || record setup paths "$PATHS"
+[ "$STELLAR_ROLE" != d ] || [ "${#CC_PARAMS[@]}" = 0 ] ||
+	record setup cc_params "${CC_PARAMS[*]}"
 for config in rxe stellar-nocc stellar; do
 	[ -z "$ONLY" ] || [ "$ONLY" = "$config" ] || continue
 	run_config "$config"

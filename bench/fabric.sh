@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Copyright (c) 2026 The virtio-stellar authors
 #
-# Fabric benchmark (issue 14): incast on the VM harness's leaf-spine
-# fabric, rdma_rxe and stellar side by side in one run.  Four VMs, two
-# leaves, two spines, two uplinks per host, every port shaped to RATE
-# with an ECN-marking RED queue; a, b and c write to d at once
-# (bench/fabric-guest.sh).  Writes a markdown table to
+# Fabric benchmark (issue 14): incast and many-to-many on the VM
+# harness's leaf-spine fabric, rdma_rxe and stellar side by side in one
+# run.  Four VMs, two leaves, two spines, two uplinks per host, every port
+# shaped to RATE with an ECN-marking RED queue; a, b and c write to d at
+# once, then every host writes to every other (bench/fabric-guest.sh).  Writes a markdown table to
 # bench/results/fabric-latest.md (or --out).
 #
 #   bench/fabric.sh [--rate RATE] [--seconds N] [--paths N]
 #                   [--only rxe|stellar-nocc|stellar] [--out FILE]
+#                   [--cc-params NAME=VALUE[,NAME=VALUE...]]
 #                   [--from RESULTS]
-# (--from: write the table again from an earlier run's results dir)
+# (--cc-params: module parameters of the DCQCN run, e.g.
+# cc_ai_rate=500,cc_hai_rate=2000; --from: write the table again from an
+# earlier run's results dir)
 #
 # Run as root on the build host after "make".  Knobs of the VM harness
 # apply.
@@ -32,7 +35,7 @@ die() {
 }
 
 usage() {
-	sed -n '12,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '12,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -41,7 +44,8 @@ parse_args() {
 		[ "$1" = -h ] || [ "$1" = --help ] || [ $# -ge 2 ] || usage
 		case "$1" in
 		--rate) RATE=$2 ;;
-		--seconds | --paths | --only) GUEST_ARGS+=("$1" "$2") ;;
+		--seconds | --paths | --only | --cc-params)
+			GUEST_ARGS+=("$1" "$2") ;;
 		--out) OUT=$2 ;;
 		--from) FROM=$2 ;;
 		-h | --help) usage ;;
@@ -79,6 +83,22 @@ figures() {
 		}' "$TSV"
 }
 
+# bisection CONFIG: "all cross" many-to-many sums over the bisection
+# bandwidth (leaf1 to leaf2 over two spines, both ways: 4 x RATE).
+bisection() {
+	awk -F '\t' -v c="$1" -v rate="$RATE" '
+		$1 == c { f[$2] = $3 }
+		END {
+			r = rate; sub(/mbit$/, "", r)
+			bis = 4 * r * 1e6 / 8 / 1048576
+			all = "—"; cross = "—"
+			if (f["m2m_bw"] ~ /^[0-9.]+$/) all = sprintf("%.2f", f["m2m_bw"] / bis)
+			if (f["m2m_cross_bw"] ~ /^[0-9.]+$/)
+				cross = sprintf("%.2f", f["m2m_cross_bw"] / bis)
+			print all, cross
+		}' "$TSV"
+}
+
 # met VALUE OP TARGET
 met() {
 	awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
@@ -87,12 +107,23 @@ met() {
 		print ok ? "yes" : "no" }'
 }
 
+# cc_params_note: the DCQCN run's extra module parameters, if any.
+cc_params_note() {
+	local p
+
+	p=$(fig setup cc_params)
+	[ "$p" = "—" ] || [ -z "$p" ] || echo " and $p"
+}
+
 write_report() {
 	local rg rj rp rq ng nj np nq sg sj sp sq
 
 	read -r rg rj rp rq <<<"$(figures rxe)"
 	read -r ng nj np nq <<<"$(figures stellar-nocc)"
 	read -r sg sj sp sq <<<"$(figures stellar)"
+	read -r rm rx <<<"$(bisection rxe)"
+	read -r nm nx <<<"$(bisection stellar-nocc)"
+	read -r sm sx <<<"$(bisection stellar)"
 	mkdir -p "$(dirname "$OUT")"
 	{
 		echo "# virtio-stellar fabric benchmark: incast"
@@ -114,9 +145,16 @@ write_report() {
 		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar-nocc rtt_load_p50) / $(fig stellar-nocc rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
 		echo "| p99 under incast / unloaded p50 | $rp | $np | $sp | <= 3 | $(met "$sp" '<=' 3) |"
 		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $nq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
+		echo "| many-to-many: sum of the 12 flows, MiB/s | $(fig rxe m2m_bw) | $(fig stellar-nocc m2m_bw) | $(fig stellar m2m_bw) | | |"
+		echo "| many-to-many / bisection (2 leaf-spine links each way) | $rm | $nm | $sm | >= 0.80 | $(met "$sm" '>=' 0.8) |"
+		echo "| cross-leaf flows / bisection | $rx | $nx | $sx | | |"
+		echo "| every many-to-many ib_write_bw exited 0 | $(fig rxe m2m_ok) | $(fig stellar-nocc m2m_ok) | $(fig stellar m2m_ok) | yes | $([ "$(fig stellar m2m_ok)" = yes ] && echo yes || echo no) |"
 		echo "| CNPs d sent / rate cuts of a, b, c | | $(fig stellar-nocc cnp_sent) / $(fig stellar-nocc cc_rate_cuts) | $(fig stellar cnp_sent) / $(fig stellar cc_rate_cuts) | | |"
 		echo
-		echo "a and c sit on leaf1, b and d on leaf2.  Goodput: the three"
+		echo "a and c sit on leaf1, b and d on leaf2.  Many-to-many: every"
+		echo "host writes to the three others at once; the bisection is the"
+		echo "two leaf-spine-leaf ways between the leaves, both directions."
+		echo "Goodput: the three"
 		echo "ib_write_bw averages over d's two downlinks' rate.  RTT: ICMP ping"
 		echo "from a to d through the same queues, every 0.2 s.  Under TCG the"
 		echo "figures compare with each other, not with hardware; the fabric's"
@@ -124,7 +162,7 @@ write_report() {
 		echo "marks ECN-capable packets and drops the others, perftest's TCP"
 		echo "exchange included; a failed exit is explained in the guest logs."
 		echo "DCQCN runs with cc_max_rate at the host's two uplinks"
-		echo "(Documentation/congestion.rst)."
+		echo "(Documentation/congestion.rst)$(cc_params_note)."
 	} >"$OUT"
 }
 
