@@ -518,6 +518,9 @@ void stellar_mcast_qp_destroy(struct stellar_qp *qp);
 struct ib_mr *stellar_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *stellar_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *stellar_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);
 int stellar_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,

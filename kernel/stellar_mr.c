@@ -150,6 +150,47 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/**
+ * stellar_rereg_user_mr() - change a user MR's translation, access or PD
+ * @ibmr: the registered MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD and/or IB_MR_REREG_ACCESS
+ * @start: new user address (IB_MR_REREG_TRANS)
+ * @length: new length (IB_MR_REREG_TRANS)
+ * @iova: new first iova (IB_MR_REREG_TRANS)
+ * @access: new IB_ACCESS_* flags (IB_MR_REREG_ACCESS)
+ * @ibpd: the PD the MR is to be in (the old one unless IB_MR_REREG_PD)
+ * @udata: the caller's driver data
+ *
+ * A registration is never changed in place: a copy that already passed
+ * the old key check may still be moving data, and the eMTT may hold the
+ * old translation.  Instead a new registration with the merged attributes
+ * is made; the RDMA core puts it in the old one's handle and deregisters
+ * the old one, which waits for those copies.  The keys change, as the
+ * verbs allow.  On any error the old registration is left as it was.
+ * The new MR counts against max_mr until the old one is gone, so a
+ * process at that limit gets -ENOMEM.
+ *
+ * Return: the new MR, or an ERR_PTR: -EINVAL for an MR that is not a user
+ * registration, or any error of stellar_reg_user_mr().
+ */
+struct ib_mr *stellar_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct stellar_mr *mr = to_smr(ibmr);
+
+	if (!mr->pvdma)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->pvdma->start;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	return stellar_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+
 struct ib_mr *stellar_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg)
 {

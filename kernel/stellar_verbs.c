@@ -311,6 +311,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.query_srq = stellar_query_srq,
 	.reg_user_mr = stellar_reg_user_mr,
 	.req_notify_cq = stellar_req_notify_cq,
+	.rereg_user_mr = stellar_rereg_user_mr,
 	.resize_cq = stellar_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, stellar_ah, ibah),

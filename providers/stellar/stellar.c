@@ -33,6 +33,7 @@ static const struct verbs_context_ops stellar_ctx_ops = {
 	.dealloc_pd = stellar_dealloc_pd,
 	.reg_mr = stellar_reg_mr,
 	.dereg_mr = stellar_dereg_mr,
+	.rereg_mr = stellar_rereg_mr,
 	.advise_mr = stellar_advise_mr,
 	.create_cq = stellar_create_cq,
 	.create_cq_ex = stellar_create_cq_ex,

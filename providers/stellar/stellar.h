@@ -270,6 +270,8 @@ int stellar_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
 int stellar_dereg_mr(struct verbs_mr *vmr);
+int stellar_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		     void *addr, size_t length, int access);
 int stellar_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 

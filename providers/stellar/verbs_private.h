@@ -329,6 +329,7 @@ STELLAR_DECLARE_WRITE_CMD(ibv_get_context, ib_uverbs_get_context);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_port, ib_uverbs_query_port);
 STELLAR_DECLARE_WRITE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 STELLAR_DECLARE_WRITE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+STELLAR_DECLARE_WRITE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
@@ -393,6 +394,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list,
@@ -551,6 +557,7 @@ STELLAR_ABI_SIZE(ibv_get_context, 16);
 STELLAR_ABI_SIZE(ibv_query_port, 24);
 STELLAR_ABI_SIZE(ibv_alloc_pd, 16);
 STELLAR_ABI_SIZE(ibv_reg_mr, 48);
+STELLAR_ABI_SIZE(ibv_rereg_mr, 56);
 STELLAR_ABI_SIZE(ibv_create_cq, 40);
 STELLAR_ABI_SIZE(ibv_create_qp, 64);
 STELLAR_ABI_SIZE(ibv_modify_qp, 120);
@@ -559,6 +566,7 @@ STELLAR_ABI_OFFSET(ibv_get_context, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_query_port, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_alloc_pd, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_reg_mr, core_payload, 8);
+STELLAR_ABI_OFFSET(ibv_rereg_mr, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_create_cq, core_payload, 8);
 STELLAR_ABI_SIZE(ibv_resize_cq, 24);
 STELLAR_ABI_OFFSET(ibv_resize_cq, core_payload, 8);
@@ -574,6 +582,7 @@ STELLAR_ABI_OFFSET(ibv_query_srq, core_payload, 8);
 STELLAR_ABI_SIZE(ib_uverbs_get_context_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_alloc_pd_resp, 4);
 STELLAR_ABI_SIZE(ib_uverbs_reg_mr_resp, 12);
+STELLAR_ABI_SIZE(ib_uverbs_rereg_mr_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_create_cq_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_resize_cq_resp, 8);
 STELLAR_ABI_SIZE(ib_uverbs_create_qp_resp, 32);

@@ -6,7 +6,8 @@
 # a loopback RC QP pair (helpers/pvdma_test.c): chunk boundaries, MRs not
 # 2 MB aligned, 1-byte MRs, huge pages, remote READ/WRITE/atomics into
 # never-touched chunks, prefetch, fork, memory unmapped before its first
-# access, re-registration, a tiny RLIMIT_MEMLOCK, a process killed with
+# access, re-registration (and ibv_rereg_mr of translation, access and
+# PD), a tiny RLIMIT_MEMLOCK, a process killed with
 # pinned chunks (every pin released), several QPs racing to pin the same
 # chunks, eager mode, MRs whose iova is not their address, and data
 # through the eMTT on, off, smaller than the working set and resized under
@@ -72,8 +73,8 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 	"default eMTT size"
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
-for c in boundaries tiny atomic prefetch fork unmapped rereg odp concurrent \
-	iova edge rereg_race; do
+for c in boundaries tiny atomic prefetch fork unmapped rereg rereg_verb odp \
+	concurrent iova edge rereg_race; do
 	run_case "$c"
 done
 

@@ -889,6 +889,93 @@ static void case_edge(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/* An access through @rkey at @raddr is refused by the responder. */
+static void expect_refused(struct ctx *c, enum ibv_wr_opcode op,
+			   uint64_t raddr, uint32_t rkey, const char *what)
+{
+	enum ibv_wc_status st = rdma_op(c, op, 4096, raddr, rkey);
+
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "%s: %s", what,
+	      ibv_wc_status_str(st));
+	reset_qps(c);
+}
+
+/*
+ * ibv_rereg_mr(): a new translation, new access rights and a new PD each
+ * take effect at once, the old keys stop working, and a request that
+ * fails leaves the MR as it was.
+ */
+static void case_rereg_verb(struct ctx *c)
+{
+	uint8_t *a = map_anon(CHUNK), *b = map_anon(CHUNK);
+	struct ibv_mr *mr = reg(c, a, CHUNK);
+	struct ibv_pd *pd2 = ibv_alloc_pd(c->ctx);
+	uint32_t old_rkey = mr->rkey;
+	uint8_t before[4096];
+	int full = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		   IBV_ACCESS_REMOTE_READ;
+	int ret;
+
+	CHECK(pd2, "ibv_alloc_pd");
+	write_read(c, mr, a, 65536, 61);
+
+	/* Translation: A's first 2 MB become B's first 64 KB. */
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, b,
+			   65536, 0);
+	CHECK(!ret, "rereg translation: %d (%s)", ret, strerror(errno));
+	CHECK(mr->addr == b && mr->length == 65536, "mr addr/length not updated");
+	printf("rkey %#x -> %#x\n", old_rkey, mr->rkey);
+	CHECK(mr->rkey != old_rkey, "the old rkey survived the rereg");
+	write_read(c, mr, b, 65536, 62);
+	expect_refused(c, IBV_WR_RDMA_WRITE, (uintptr_t)a, old_rkey,
+		       "WRITE through the old rkey");
+	expect_refused(c, IBV_WR_RDMA_READ, (uintptr_t)a, mr->rkey,
+		       "READ of the old range");
+	expect_refused(c, IBV_WR_RDMA_READ, (uintptr_t)b + 65536 - 100,
+		       mr->rkey, "READ past the new length");
+
+	/* Access: read-only for the peer. */
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	CHECK(!ret, "rereg access: %d (%s)", ret, strerror(errno));
+	fill(b, 4096, 63);
+	memcpy(before, b, sizeof(before));
+	fill(c->src, 4096, 66);
+	expect_refused(c, IBV_WR_RDMA_WRITE, (uintptr_t)b, mr->rkey,
+		       "WRITE into a read-only MR");
+	CHECK(!memcmp(before, b, sizeof(before)),
+	      "a refused WRITE changed the read-only MR");
+	memset(c->src, 0, 4096);
+	CHECK(rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)b, mr->rkey) ==
+	      IBV_WC_SUCCESS, "READ of the read-only MR");
+	CHECK(!memcmp(c->src, b, 4096), "READ of the read-only MR: data");
+
+	/* PD: the QPs' PD no longer reaches it; back with full access. */
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	CHECK(!ret, "rereg pd: %d (%s)", ret, strerror(errno));
+	CHECK(mr->pd == pd2, "mr->pd not updated");
+	expect_refused(c, IBV_WR_RDMA_READ, (uintptr_t)b, mr->rkey,
+		       "READ from another PD's MR");
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD |
+			   IBV_REREG_MR_CHANGE_ACCESS, c->pd, NULL, 0, full);
+	CHECK(!ret, "rereg pd and access: %d (%s)", ret, strerror(errno));
+	write_read(c, mr, b, 65536, 64);
+
+	/* A failed rereg (unmapped memory) leaves the MR working. */
+	old_rkey = mr->rkey;
+	CHECK(!munmap(a, CHUNK), "munmap");
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, a,
+			   CHUNK, 0);
+	CHECK(ret == IBV_REREG_MR_ERR_CMD, "rereg to unmapped memory: %d", ret);
+	CHECK(mr->rkey == old_rkey && mr->addr == b, "a failed rereg changed the MR");
+	write_read(c, mr, b + 4096, 8192, 65);
+	ret = ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0);
+	CHECK(ret == IBV_REREG_MR_ERR_CMD, "rereg with no flags: %d", ret);
+	write_read(c, mr, b, 4096, 67);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	CHECK(!ibv_dealloc_pd(pd2), "dealloc pd2");
+}
+
 /* ---- deregistration and re-registration under traffic --------------- */
 
 #define RACE_LEN	(64 * PAGE)	/* READs in the first half, WRITEs in the second */
@@ -1122,7 +1209,8 @@ static const struct {
 	{ "boundaries", case_boundaries }, { "tiny", case_tiny },
 	{ "atomic", case_atomic }, { "prefetch", case_prefetch },
 	{ "fork", case_fork }, { "unmapped", case_unmapped },
-	{ "rereg", case_rereg }, { "hugetlb", case_hugetlb },
+	{ "rereg", case_rereg }, { "rereg_verb", case_rereg_verb },
+	{ "hugetlb", case_hugetlb },
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
