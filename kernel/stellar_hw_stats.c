@@ -93,6 +93,7 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_PVDMA(HUGE_CHUNKS, "pvdma_huge_chunks"),
 	HW_PVDMA(PIN_ERRORS, "pvdma_pin_errors"),
 	HW_PVDMA(MEMLOCK_ERRORS, "pvdma_memlock_errors"),
+	HW_PVDMA(ODP_INVALIDATIONS, "pvdma_odp_invalidations"),
 	HW_EMTT(ENTRIES, "emtt_entries"),
 	HW_EMTT(HITS, "emtt_hits"),
 	HW_EMTT(MISSES, "emtt_misses"),

@@ -9,6 +9,7 @@
 #define STELLAR_MEM_H
 
 #include <linux/mm_types.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/seqlock.h>
 #include <linux/xarray.h>
@@ -83,12 +84,19 @@ struct stellar_mem {
  * @first: page at @first_addr
  * @pages: every page, or NULL when one pin of a large folio holds them
  *	   all (then page i is nth_page(@first, i))
+ * @users: on-demand MRs: the MR's chunk table and each copy using a page
+ *	   of the chunk; the pages are unpinned when it reaches 0
+ * @retired: link in the list of chunks an invalidation took out
+ * @rcu: lockless readers of the chunk table may still look at @users
  */
 struct stellar_pvdma_chunk {
 	unsigned long first_addr;
 	u32 npages;
 	struct page *first;
 	struct page **pages;
+	refcount_t users;
+	struct list_head retired;
+	struct rcu_head rcu;
 };
 
 /**
@@ -107,6 +115,11 @@ struct stellar_pvdma_chunk {
  * @pinned_pages: pages pinned and charged to @mm
  * @faults: chunks pinned on first access (under @pin_lock; read once by
  *	    restrack without it)
+ * @sdev: the device
+ * @odp: IB_ACCESS_ON_DEMAND: the pins follow the address space
+ * @notifier: on-demand MRs: tells of changes to the MR's address range
+ * @odp_lock: on-demand MRs: orders publishing a chunk against an
+ *	      invalidation of its range
  */
 struct stellar_pvdma_mr {
 	struct mm_struct *mm;
@@ -121,6 +134,10 @@ struct stellar_pvdma_mr {
 	struct mutex pin_lock;		/* pinning a chunk */
 	unsigned long pinned_pages;
 	unsigned long faults;
+	struct stellar_dev *sdev;
+	bool odp;
+	struct mmu_interval_notifier notifier;
+	spinlock_t odp_lock;		/* chunk table vs. invalidation */
 };
 
 static inline void stellar_mem_count(struct stellar_dev *sdev,

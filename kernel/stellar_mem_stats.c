@@ -51,6 +51,8 @@ static void stellar_pvdma_show_dev(struct seq_file *m, struct stellar_dev *sdev)
 		   stellar_pvdma_read(sdev, STELLAR_PVDMA_PIN_ERRORS));
 	seq_printf(m, "Memlock errors: %llu\n",
 		   stellar_pvdma_read(sdev, STELLAR_PVDMA_MEMLOCK_ERRORS));
+	seq_printf(m, "ODP invalidations: %llu\n",
+		   stellar_pvdma_read(sdev, STELLAR_PVDMA_ODP_INVALIDATIONS));
 	seq_printf(m, "Pin mode: %s\n",
 		   stellar_pin_mode_name(READ_ONCE(sdev->settings.pin_mode)));
 	seq_printf(m, "Pin latency: <10us %llu, <100us %llu, <1ms %llu, <10ms %llu, >=10ms %llu\n",

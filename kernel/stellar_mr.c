@@ -22,6 +22,9 @@
 
 #define STELLAR_MR_INDEX_MAX	STELLAR_MAX_MR
 
+/* Tries of an atomic on an on-demand MR whose target is invalidated. */
+#define STELLAR_ATOMIC_TRIES	4
+
 #define STELLAR_KEY_INDEX	GENMASK(31, 8)
 #define STELLAR_KEY_VARIANT	GENMASK(7, 0)
 
@@ -519,8 +522,8 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 {
 	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
 	struct stellar_mr *mr;
+	int tries, ret;
 	u64 value;
-	int ret;
 
 	if (iova & 7)
 		return -EINVAL;
@@ -532,24 +535,34 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 			       IB_ACCESS_REMOTE_ATOMIC);
 	if (ret)
 		goto out;
-	/* Pin the target now: nothing may sleep under the atomic lock. */
-	if (mr->pvdma) {
-		ret = stellar_pvdma_fault_in(sdev, mr->pvdma, iova - mr->iova,
-					     sizeof(value));
-		if (ret)
-			goto out;
-	}
-	/* Read, modify and write back under the device's atomic lock. */
-	spin_lock_bh(&sdev->atomic_lock);
-	ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
-				 STELLAR_COPY_FROM_MR, false);
-	if (!ret) {
-		*orig = stellar_atomic_apply(&value, is_cmp_swap, compare_add,
-					     swap);
+	for (tries = 0; tries < STELLAR_ATOMIC_TRIES; tries++) {
+		/* Pin the target now: nothing may sleep under the lock. */
+		if (mr->pvdma) {
+			ret = stellar_pvdma_fault_in(sdev, mr->pvdma,
+						     iova - mr->iova,
+						     sizeof(value));
+			if (ret)
+				goto out;
+		}
+		/* Read, modify and write back under the atomic lock. */
+		spin_lock_bh(&sdev->atomic_lock);
 		ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
-					 STELLAR_COPY_TO_MR, false);
+					 STELLAR_COPY_FROM_MR, false);
+		if (!ret) {
+			*orig = stellar_atomic_apply(&value, is_cmp_swap,
+						     compare_add, swap);
+			ret = stellar_mr_do_copy(mr, iova, &value,
+						 sizeof(value),
+						 STELLAR_COPY_TO_MR, false);
+		}
+		spin_unlock_bh(&sdev->atomic_lock);
+		/*
+		 * An on-demand MR's chunk can be invalidated between the pin
+		 * and the lock; then nothing was written: pin it again.
+		 */
+		if (ret != -EFAULT || !mr->pvdma || !mr->pvdma->odp)
+			break;
 	}
-	spin_unlock_bh(&sdev->atomic_lock);
 out:
 	stellar_mr_copy_end(mr);
 	stellar_mr_put(mr);

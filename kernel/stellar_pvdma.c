@@ -12,6 +12,12 @@
  * so deregistration unpins only once no copy of either kind can still use
  * the pages.
  *
+ * An IB_ACCESS_ON_DEMAND registration follows its address space instead:
+ * an MMU interval notifier unpins the chunks of a range that is unmapped,
+ * remapped, write-protected for fork and so on, and the next access pins
+ * whatever is mapped there then.  Its copies hold the chunk they use, and
+ * it bypasses the eMTT, whose hit path holds nothing.
+ *
  * Copyright (c) 2026 The virtio-stellar authors
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -35,6 +41,11 @@ u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat)
 		sum += READ_ONCE(per_cpu_ptr(sdev->mem->counters, cpu)->pvdma[stat]);
 	return sum;
 }
+
+/* Pins of an on-demand chunk that an invalidation may undo before use. */
+#define STELLAR_PVDMA_ODP_TRIES	8
+
+static const struct mmu_interval_notifier_ops stellar_pvdma_odp_ops;
 
 /* ---- registration ------------------------------------------------------ */
 
@@ -103,8 +114,21 @@ struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 	pm->owner.serial = atomic64_inc_return(&sdev->mem->next_serial);
 	pm->lock_limit = stellar_pvdma_lock_limit();
 	pm->writable = writable;
+	pm->sdev = sdev;
+	pm->odp = access & IB_ACCESS_ON_DEMAND;
 	xa_init(&pm->chunks);
 	mutex_init(&pm->pin_lock);
+	spin_lock_init(&pm->odp_lock);
+	if (pm->odp) {
+		ret = mmu_interval_notifier_insert(&pm->notifier, current->mm,
+						   start, length,
+						   &stellar_pvdma_odp_ops);
+		if (ret) {
+			mmdrop(pm->mm);
+			kfree(pm);
+			return ERR_PTR(ret);
+		}
+	}
 	return pm;
 }
 
@@ -126,7 +150,8 @@ void stellar_pvdma_set_owner(struct stellar_pvdma_mr *pm, u32 key,
 	pm->owner.pd = pd;
 	pm->owner.key = key;
 	pm->owner.access = access;
-	pm->emtt_ok = stellar_emtt_mr_eligible(&pm->owner, pm->start,
+	pm->emtt_ok = !pm->odp &&
+		      stellar_emtt_mr_eligible(&pm->owner, pm->start,
 					       PAGE_SHIFT);
 }
 
@@ -274,6 +299,7 @@ stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
 	if (ret)
 		goto err_uncharge;
 	chunk->first = pages[0];
+	refcount_set(&chunk->users, 1);
 	if (stellar_pages_in_one_folio(pages, chunk->npages)) {
 		/* The first page's pin keeps the whole folio pinned. */
 		unpin_user_pages(pages + 1, chunk->npages - 1);
@@ -307,15 +333,15 @@ static void stellar_pvdma_release_chunk(struct stellar_dev *sdev,
 		unpin_user_pages_dirty_lock(&chunk->first, 1, pm->writable);
 	}
 	atomic64_sub(chunk->npages, &pm->mm->pinned_vm);
-	kfree(chunk);
+	kfree_rcu(chunk, rcu);
 }
 
 static int stellar_pvdma_publish(struct stellar_dev *sdev,
 				 struct stellar_pvdma_mr *pm,
 				 unsigned long chunk_no,
-				 struct stellar_pvdma_chunk *chunk)
+				 struct stellar_pvdma_chunk *chunk, gfp_t gfp)
 {
-	int ret = xa_err(xa_store(&pm->chunks, chunk_no, chunk, GFP_KERNEL));
+	int ret = xa_err(xa_store(&pm->chunks, chunk_no, chunk, gfp));
 
 	if (ret)
 		return ret;
@@ -328,6 +354,96 @@ static int stellar_pvdma_publish(struct stellar_dev *sdev,
 	return 0;
 }
 
+static void stellar_pvdma_count_unpublished(struct stellar_dev *sdev,
+					    const struct stellar_pvdma_chunk *chunk)
+{
+	stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, -1);
+	stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
+			  -((s64)chunk->npages << PAGE_SHIFT));
+}
+
+/* ---- on-demand registrations -------------------------------------------- */
+
+/*
+ * A chunk of @pm to copy from or to; for an on-demand MR held against
+ * invalidation until stellar_pvdma_chunk_put().  NULL if not pinned.
+ */
+static struct stellar_pvdma_chunk *
+stellar_pvdma_find_chunk(struct stellar_pvdma_mr *pm, unsigned long chunk_no)
+{
+	struct stellar_pvdma_chunk *chunk;
+
+	if (!pm->odp)
+		return xa_load(&pm->chunks, chunk_no);
+	rcu_read_lock();
+	chunk = xa_load(&pm->chunks, chunk_no);
+	if (chunk && !refcount_inc_not_zero(&chunk->users))
+		chunk = NULL;
+	rcu_read_unlock();
+	return chunk;
+}
+
+static void stellar_pvdma_chunk_put(struct stellar_pvdma_chunk *chunk)
+{
+	/* Only an invalidation that took the chunk out can be waiting. */
+	if (refcount_dec_and_test(&chunk->users))
+		wake_up_var(&chunk->users);
+}
+
+/* Unpin a chunk an invalidation took out, once no copy uses it. */
+static void stellar_pvdma_retire_chunk(struct stellar_pvdma_mr *pm,
+				       struct stellar_pvdma_chunk *chunk)
+{
+	if (!refcount_dec_and_test(&chunk->users))
+		wait_var_event(&chunk->users, !refcount_read(&chunk->users));
+	stellar_pvdma_count_unpublished(pm->sdev, chunk);
+	stellar_mem_count(pm->sdev, STELLAR_PVDMA_ODP_INVALIDATIONS, 1);
+	stellar_pvdma_release_chunk(pm->sdev, pm, chunk);
+}
+
+/*
+ * The address space changed under [@range->start, @range->end): unpin
+ * the chunks of an on-demand MR that overlap it.  A copy in flight keeps
+ * its chunk until it is done; the next access pins what is mapped then.
+ * Nothing here may sleep for a non-blockable range (the OOM reaper),
+ * which is refused instead, as the MMU notifier API allows.
+ */
+static bool stellar_pvdma_invalidate(struct mmu_interval_notifier *notifier,
+				     const struct mmu_notifier_range *range,
+				     unsigned long cur_seq)
+{
+	struct stellar_pvdma_mr *pm =
+		container_of(notifier, struct stellar_pvdma_mr, notifier);
+	unsigned long start = max(range->start, pm->start);
+	unsigned long end = min_t(u64, range->end, pm->start + pm->length);
+	struct stellar_pvdma_chunk *chunk, *next;
+	unsigned long index;
+	LIST_HEAD(retired);
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	spin_lock(&pm->odp_lock);
+	mmu_interval_set_seq(notifier, cur_seq);
+	if (start < end) {
+		xa_for_each_range(&pm->chunks, index, chunk,
+				  stellar_pvdma_chunk_no(pm, start),
+				  stellar_pvdma_chunk_no(pm, end - 1)) {
+			xa_erase(&pm->chunks, index);
+			WRITE_ONCE(pm->pinned_pages,
+				   pm->pinned_pages - chunk->npages);
+			list_add(&chunk->retired, &retired);
+		}
+	}
+	spin_unlock(&pm->odp_lock);
+	list_for_each_entry_safe(chunk, next, &retired, retired)
+		stellar_pvdma_retire_chunk(pm, chunk);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops stellar_pvdma_odp_ops = {
+	.invalidate = stellar_pvdma_invalidate,
+};
+
 static void stellar_pvdma_pin_failed(struct stellar_dev *sdev, int err)
 {
 	stellar_mem_count(sdev, err == -ENOMEM ? STELLAR_PVDMA_MEMLOCK_ERRORS :
@@ -335,6 +451,66 @@ static void stellar_pvdma_pin_failed(struct stellar_dev *sdev, int err)
 	if (err != -ENOMEM)
 		pr_warn_ratelimited("%s: cannot pin registered memory (%d): not mapped any more?\n",
 				    dev_name(&sdev->ibdev.dev), err);
+}
+
+/* Pin chunk @chunk_no of a registration that does not follow its mm. */
+static int stellar_pvdma_pin_chunk(struct stellar_dev *sdev,
+				   struct stellar_pvdma_mr *pm,
+				   unsigned long chunk_no,
+				   struct stellar_pvdma_chunk **chunk)
+{
+	int ret;
+
+	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
+	if (IS_ERR(*chunk))
+		return PTR_ERR(*chunk);
+	ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk, GFP_KERNEL);
+	if (ret)
+		stellar_pvdma_release_chunk(sdev, pm, *chunk);
+	return ret;
+}
+
+/*
+ * Pin chunk @chunk_no of an on-demand registration.  An invalidation of
+ * the range while the pages were being pinned (a fork, an munmap, the
+ * pin's own copy-on-write break) makes them stale: they are dropped and
+ * pinned again.  The slot is reserved first, so that publishing under
+ * @pm->odp_lock allocates nothing.
+ */
+static int stellar_pvdma_odp_pin_chunk(struct stellar_dev *sdev,
+				       struct stellar_pvdma_mr *pm,
+				       unsigned long chunk_no,
+				       struct stellar_pvdma_chunk **chunk)
+{
+	unsigned long seq;
+	int tries, ret;
+
+	ret = xa_reserve(&pm->chunks, chunk_no, GFP_KERNEL);
+	if (ret)
+		return ret;
+	for (tries = 0; tries < STELLAR_PVDMA_ODP_TRIES; tries++) {
+		seq = mmu_interval_read_begin(&pm->notifier);
+		*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
+		if (IS_ERR(*chunk)) {
+			ret = PTR_ERR(*chunk);
+			break;
+		}
+		spin_lock(&pm->odp_lock);
+		if (!mmu_interval_read_retry(&pm->notifier, seq)) {
+			ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk,
+						    GFP_ATOMIC);
+			spin_unlock(&pm->odp_lock);
+			if (!ret)
+				return 0;
+			stellar_pvdma_release_chunk(sdev, pm, *chunk);
+			break;
+		}
+		spin_unlock(&pm->odp_lock);
+		stellar_pvdma_release_chunk(sdev, pm, *chunk);
+		ret = -EAGAIN;
+	}
+	xa_release(&pm->chunks, chunk_no);
+	return ret;
 }
 
 /**
@@ -346,9 +522,12 @@ static void stellar_pvdma_pin_failed(struct stellar_dev *sdev, int err)
  * @chunk: receives the chunk
  *
  * Context: process context, may sleep.  Only this QP's work waits for a
- * pin; other chunks already pinned stay usable meanwhile.
+ * pin; other chunks already pinned stay usable meanwhile.  For an
+ * on-demand MR the chunk may be invalidated as soon as this returns: the
+ * caller looks it up again with stellar_pvdma_find_chunk().
  *
- * Return: 0, -ENOMEM (RLIMIT_MEMLOCK or memory), -EFAULT (not mapped).
+ * Return: 0, -ENOMEM (RLIMIT_MEMLOCK or memory), -EFAULT (not mapped),
+ * -EAGAIN (on-demand: invalidated again and again while being pinned).
  */
 static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 				   struct stellar_pvdma_mr *pm,
@@ -367,15 +546,12 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 	if (*chunk)
 		goto out;
 	t0 = ktime_get_ns();
-	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
-	if (IS_ERR(*chunk)) {
-		ret = PTR_ERR(*chunk);
-		stellar_pvdma_pin_failed(sdev, ret);
-		goto out;
-	}
-	ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk);
+	if (pm->odp)
+		ret = stellar_pvdma_odp_pin_chunk(sdev, pm, chunk_no, chunk);
+	else
+		ret = stellar_pvdma_pin_chunk(sdev, pm, chunk_no, chunk);
 	if (ret) {
-		stellar_pvdma_release_chunk(sdev, pm, *chunk);
+		stellar_pvdma_pin_failed(sdev, ret);
 		goto out;
 	}
 	stellar_pvdma_account_latency(sdev, ktime_get_ns() - t0);
@@ -461,13 +637,14 @@ void stellar_pvdma_dereg(struct stellar_dev *sdev,
 	struct stellar_pvdma_chunk *chunk;
 	unsigned long index;
 
+	/* Waits for an invalidation in progress; none starts after it. */
+	if (pm->odp)
+		mmu_interval_notifier_remove(&pm->notifier);
 	stellar_emtt_invalidate(sdev, pm);
 	if (pm->emtt_filled)
 		synchronize_rcu_expedited();
 	xa_for_each(&pm->chunks, index, chunk) {
-		stellar_mem_count(sdev, STELLAR_PVDMA_ACTIVE_MAPPINGS, -1);
-		stellar_mem_count(sdev, STELLAR_PVDMA_PINNED_BYTES,
-				  -((s64)chunk->npages << PAGE_SHIFT));
+		stellar_pvdma_count_unpublished(sdev, chunk);
 		stellar_pvdma_release_chunk(sdev, pm, chunk);
 		cond_resched();
 	}
@@ -489,33 +666,42 @@ static struct page *stellar_chunk_page(const struct stellar_pvdma_chunk *chunk,
 /*
  * The page behind user address @addr of @pm: from the eMTT, else from the
  * MR's chunk table (pinning the chunk first if @may_pin), filling the
- * eMTT on the way.
+ * eMTT on the way.  *@held is the chunk to put when the copy is done
+ * (on-demand MRs), or NULL.
  */
 static int stellar_pvdma_translate(struct stellar_dev *sdev,
 				   struct stellar_pvdma_mr *pm,
 				   unsigned long addr, bool may_pin,
-				   struct page **page)
+				   struct page **page,
+				   struct stellar_pvdma_chunk **held)
 {
 	u64 iova_page = stellar_emtt_iova_page(&pm->owner, pm->start, addr,
 					       PAGE_SHIFT);
 	unsigned long chunk_no = stellar_pvdma_chunk_no(pm, addr);
 	struct stellar_pvdma_chunk *chunk;
 	u32 mem_type;
-	int ret;
+	int tries, ret;
 
+	*held = NULL;
 	stellar_mem_count(sdev, STELLAR_PVDMA_LOOKUPS, 1);
 	if (pm->emtt_ok &&
 	    stellar_emtt_lookup(sdev, pm, iova_page, page, &mem_type))
 		return mem_type == STELLAR_MEM_HOST ? 0 : -EOPNOTSUPP;
-	chunk = xa_load(&pm->chunks, chunk_no);
-	if (!chunk) {
-		if (!may_pin)
+	for (tries = 0; ; tries++) {
+		chunk = stellar_pvdma_find_chunk(pm, chunk_no);
+		if (chunk)
+			break;
+		if (!may_pin || tries == STELLAR_PVDMA_ODP_TRIES)
 			return -EFAULT;
 		ret = stellar_pvdma_get_chunk(sdev, pm, chunk_no,
 					      STELLAR_PVDMA_FAULTS, &chunk);
 		if (ret)
 			return ret;
+		if (!pm->odp)
+			break;
 	}
+	if (pm->odp)
+		*held = chunk;
 	*page = stellar_chunk_page(chunk, addr);
 	if (pm->emtt_ok)
 		stellar_emtt_fill(sdev, pm, iova_page, *page, STELLAR_MEM_HOST);
@@ -542,11 +728,13 @@ int stellar_pvdma_copy(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
 	while (len) {
 		u32 in_page = offset_in_page(addr);
 		u32 n = min_t(u32, len, PAGE_SIZE - in_page);
+		struct stellar_pvdma_chunk *held;
 		struct page *page;
 		void *kaddr;
 		int ret;
 
-		ret = stellar_pvdma_translate(sdev, pm, addr, may_pin, &page);
+		ret = stellar_pvdma_translate(sdev, pm, addr, may_pin, &page,
+					      &held);
 		if (ret)
 			return ret;
 		kaddr = kmap_local_page(page);
@@ -555,6 +743,8 @@ int stellar_pvdma_copy(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
 		else
 			memcpy(buf, kaddr + in_page, n);
 		kunmap_local(kaddr);
+		if (held)
+			stellar_pvdma_chunk_put(held);
 		addr += n;
 		buf += n;
 		len -= n;

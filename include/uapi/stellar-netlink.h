@@ -244,6 +244,7 @@ enum stellar_pvdma_stat {
 	STELLAR_PVDMA_PIN_LAT_1MS,	/* 100 us .. 1 ms */
 	STELLAR_PVDMA_PIN_LAT_10MS,	/* 1 ms .. 10 ms */
 	STELLAR_PVDMA_PIN_LAT_SLOW,	/* >= 10 ms */
+	STELLAR_PVDMA_ODP_INVALIDATIONS,	/* on-demand chunks unpinned: mm changed */
 	__STELLAR_PVDMA_MAX,
 };
 #define STELLAR_PVDMA_MAX (__STELLAR_PVDMA_MAX - 1)

@@ -7,7 +7,8 @@
 # 2 MB aligned, 1-byte MRs, huge pages, remote READ/WRITE/atomics into
 # never-touched chunks, prefetch, fork, memory unmapped before its first
 # access, re-registration (and ibv_rereg_mr of translation, access and
-# PD), a tiny RLIMIT_MEMLOCK, a process killed with
+# PD), on-demand MRs that follow munmap/mmap and fork (also while the
+# range is remapped under traffic), a tiny RLIMIT_MEMLOCK, a process killed with
 # pinned chunks (every pin released), several QPs racing to pin the same
 # chunks, eager mode, MRs whose iova is not their address, and data
 # through the eMTT on, off, smaller than the working set and resized under
@@ -74,7 +75,7 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
 for c in boundaries tiny atomic prefetch fork unmapped rereg rereg_verb odp \
-	concurrent iova edge rereg_race; do
+	odp_follow concurrent iova edge rereg_race; do
 	run_case "$c"
 done
 

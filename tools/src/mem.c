@@ -125,6 +125,8 @@ static const struct mem_field pvdma_fields[] = {
 	{ STELLAR_PVDMA_LOOKUPS, "Lookups", "lookups" },
 	{ STELLAR_PVDMA_PIN_ERRORS, "Pin errors", "pin_errors" },
 	{ STELLAR_PVDMA_MEMLOCK_ERRORS, "Memlock errors", "memlock_errors" },
+	{ STELLAR_PVDMA_ODP_INVALIDATIONS, "ODP invalidations",
+	  "odp_invalidations" },
 };
 
 static const struct mem_field latency_fields[] = {

@@ -28,7 +28,8 @@ limit_refused cnp_sent cnp_rcvd cc_rate_cuts cc_rate_increases cc_paced"
 mem_ctrs="pvdma_active_mappings pvdma_pinned_bytes pvdma_lookups
 pvdma_faults pvdma_prefetches pvdma_eager_pins pvdma_huge_chunks
 pvdma_pin_errors pvdma_memlock_errors emtt_entries emtt_hits emtt_misses
-emtt_fills emtt_evictions emtt_invalidations qps mrs limit_pinned_bytes"
+emtt_fills emtt_evictions emtt_invalidations qps mrs limit_pinned_bytes
+pvdma_odp_invalidations"
 
 hw=$class/stellar0/ports/1/hw_counters
 dhw=$class/stellar0/hw_counters

@@ -64,7 +64,7 @@ static void test_counter_table(void **state)
 	size_t i, j;
 
 	(void)state;
-	assert_int_equal(mon_nr_counters, 70);	/* stellar_hw_stats.c */
+	assert_int_equal(mon_nr_counters, 71);	/* stellar_hw_stats.c */
 	for (i = 0; i < mon_nr_counters; i++) {
 		c = &mon_counters[i];
 		assert_true(c->family < mon_nr_families);
@@ -157,6 +157,7 @@ static void test_collect_and_format(void **state)
 	assert_line(t, "stellar_pvdma_pinned_bytes{device=\"stellar0\"} 5001");
 	assert_int_equal(count(t, "stellar_pvdma_faults_total{"), 1);
 	assert_line(t, "stellar_emtt_invalidations_total{device=\"stellar0\"} 5014");
+	assert_line(t, "stellar_pvdma_odp_invalidations_total{device=\"stellar0\"} 5018");
 	/* Not stellar: not read. */
 	assert_null(strstr(t, "mlx5_0"));
 	/* HELP and TYPE once per family, before its samples. */

@@ -976,6 +976,121 @@ static void case_rereg_verb(struct ctx *c)
 	CHECK(!ibv_dealloc_pd(pd2), "dealloc pd2");
 }
 
+/* Replace [@p, @p + @len) with fresh anonymous memory full of @byte. */
+static void remap(uint8_t *p, size_t len, uint8_t byte)
+{
+	CHECK(mmap(p, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p,
+	      "mmap MAP_FIXED: %s", strerror(errno));
+	memset(p, byte, len);
+}
+
+struct remapper {
+	uint8_t *buf;
+	atomic_bool stop;
+	unsigned long rounds;
+};
+
+static void *remap_loop(void *arg)
+{
+	struct remapper *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		remap(r->buf, CHUNK, (uint8_t)r->rounds);
+		r->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * An IBV_ACCESS_ON_DEMAND MR follows the address space: after its range
+ * is mapped anew, READs return and WRITEs land in the new pages (a plain
+ * MR keeps the pages it pinned); after a fork the parent's own pages; an
+ * unmapped part is refused.  Then the range is remapped over and over
+ * under traffic: every operation completes and the kernel log stays
+ * clean (checked by the test script).
+ */
+static void case_odp_follow(struct ctx *c)
+{
+	uint8_t *buf = map_chunks(2);
+	uint64_t inval0 = pvdma_stat("ODP invalidations");
+	struct remapper r = { .buf = buf };
+	struct ibv_mr *mr;
+	pthread_t thread;
+	enum ibv_wc_status st;
+	unsigned long ops = 0;
+	int status, i;
+	pid_t pid;
+
+	memset(buf, 0x11, 2 * CHUNK);
+	mr = ibv_reg_mr(c->pd, buf, 2 * CHUNK, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(mr, "ON_DEMAND registration: %s", strerror(errno));
+	write_read(c, mr, buf, 65536, 91);
+
+	for (i = 0; i < 20; i++) {
+		remap(buf, CHUNK, 0x40 + i);
+		memset(c->src, 0, 65536);
+		st = rdma_op(c, IBV_WR_RDMA_READ, 65536, (uintptr_t)buf + 4096,
+			     mr->rkey);
+		CHECK(st == IBV_WC_SUCCESS, "READ after remap: %s",
+		      ibv_wc_status_str(st));
+		CHECK(c->src[0] == 0x40 + i && c->src[65535] == 0x40 + i,
+		      "READ after remap %d returned %#x, not the new pages",
+		      i, c->src[0]);
+		write_read(c, mr, buf + 8192, 4096, 92 + i);
+	}
+	CHECK(pvdma_stat("ODP invalidations") > inval0,
+	      "remapping the range invalidated nothing");
+
+	/* Atomics reach the new pages too. */
+	remap(buf, CHUNK, 0);
+	CHECK(atomic_op(c, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)buf, mr->rkey,
+			5, 0) == 0, "fetch-add on new pages: old value");
+	CHECK(*(uint64_t *)buf == 5, "fetch-add did not reach the new page");
+
+	/* After a fork the parent's pages are the MR's. */
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid)
+		_exit(0);
+	CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+	memset(buf + CHUNK, 0x5e, 4096);
+	memset(c->src, 0, 4096);
+	CHECK(rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)buf + CHUNK,
+		      mr->rkey) == IBV_WC_SUCCESS, "READ after fork");
+	CHECK(c->src[0] == 0x5e && c->src[4095] == 0x5e,
+	      "READ after fork did not see the parent's writes");
+	write_read(c, mr, buf + CHUNK, 4096, 120);
+
+	/* An unmapped part is refused, the rest keeps working. */
+	CHECK(!munmap(buf + CHUNK, CHUNK), "munmap");
+	st = rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)buf + CHUNK,
+		     mr->rkey);
+	CHECK(st != IBV_WC_SUCCESS, "READ of unmapped ODP memory succeeded");
+	reset_qps(c);
+	remap(buf + CHUNK, CHUNK, 0x22);
+	write_read(c, mr, buf + CHUNK, 4096, 121);
+
+	/* Remapped over and over under traffic. */
+	CHECK(!pthread_create(&thread, NULL, remap_loop, &r), "pthread_create");
+	for (i = 0; i < 300; i++) {
+		st = rdma_op(c, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+			     16384, (uintptr_t)buf + (i % 64) * 16384,
+			     mr->rkey);
+		CHECK(st == IBV_WC_SUCCESS, "op %d under remapping: %s", i,
+		      ibv_wc_status_str(st));
+		ops++;
+	}
+	atomic_store(&r.stop, true);
+	CHECK(!pthread_join(thread, NULL), "pthread_join");
+	printf("%lu ops under %lu remaps, %" PRIu64 " invalidations\n", ops,
+	       r.rounds, pvdma_stat("ODP invalidations") - inval0);
+	write_read(c, mr, buf, 65536, 122);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 /* ---- deregistration and re-registration under traffic --------------- */
 
 #define RACE_LEN	(64 * PAGE)	/* READs in the first half, WRITEs in the second */
@@ -1213,6 +1328,7 @@ static const struct {
 	{ "hugetlb", case_hugetlb },
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
+	{ "odp_follow", case_odp_follow },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
 	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
