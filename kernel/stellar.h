@@ -37,6 +37,8 @@
 #define STELLAR_MAX_SGE_RD		32
 #define STELLAR_MAX_CQ			0x10000
 #define STELLAR_MAX_CQE			0x10000
+/* The clock of CQE timestamps: nanoseconds, i.e. 1 GHz (in kHz). */
+#define STELLAR_CORE_CLOCK_KHZ		1000000
 #define STELLAR_MAX_MR			0x40000
 #define STELLAR_MAX_PD			0x10000
 #define STELLAR_MAX_AH			0x10000
@@ -207,6 +209,7 @@ struct stellar_pd {
  * @notify: armed notification (IB_CQ_SOLICITED or IB_CQ_NEXT_COMP), 0 if not
  * @overflowed: set once a completion was lost because the ring was full
  * @is_user: the ring is mapped into a process
+ * @timestamps: CQEs carry their completion time (user CQs that asked)
  */
 struct stellar_cq {
 	struct ib_cq ibcq;
@@ -215,6 +218,7 @@ struct stellar_cq {
 	u32 notify;
 	bool overflowed;
 	bool is_user;
+	bool timestamps;
 };
 
 /**

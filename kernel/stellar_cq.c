@@ -21,7 +21,7 @@ int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct stellar_create_cq_resp resp = {};
 	int ret;
 
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > STELLAR_MAX_CQE)
 		return -EINVAL;
@@ -37,6 +37,7 @@ int stellar_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (ret)
 		goto err_count;
 	cq->is_user = udata;
+	cq->timestamps = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	ibcq->cqe = cq->queue.num_entries;
 	if (udata) {
 		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -107,7 +108,7 @@ void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
 	unsigned long flags;
 
 	if (cq->is_user)
-		cqe->reserved1 = 0;
+		cqe->completion_ts = cq->timestamps ? ktime_get_ns() : 0;
 	spin_lock_irqsave(&cq->queue.lock, flags);
 	if (stellar_cq_used(cq) == cq->queue.num_entries) {
 		overflow = !cq->overflowed;

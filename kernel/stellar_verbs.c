@@ -53,6 +53,9 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->max_sge_rd = STELLAR_MAX_SGE_RD;
 	attr->max_cq = STELLAR_MAX_CQ;
 	attr->max_cqe = STELLAR_MAX_CQE;
+	/* CQE timestamps count CLOCK_MONOTONIC nanoseconds. */
+	attr->hca_core_clock = STELLAR_CORE_CLOCK_KHZ;
+	attr->timestamp_mask = U64_MAX;
 	attr->max_mr = stellar_limit_max_mr(to_sdev(ibdev));
 	attr->max_pd = STELLAR_MAX_PD;
 	attr->max_qp_rd_atom = STELLAR_MAX_RD_ATOM;

@@ -171,7 +171,15 @@ struct stellar_cqe {
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u16 reserved0;
-	__u64 reserved1;	/* kernel QPs: internal use */
+	union {
+		/*
+		 * CQs created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION:
+		 * when the entry was written, in CLOCK_MONOTONIC ns (the
+		 * device's clock: hca_core_clock 1 GHz); else 0.
+		 */
+		__u64 completion_ts;
+		__u64 reserved1;	/* kernel QPs: internal use */
+	};
 };
 
 /* Where one ring is and how it is laid out. */

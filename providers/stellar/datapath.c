@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "stellar.h"
 
@@ -940,6 +941,29 @@ static uint8_t stellar_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return stellar_cur_cqe(ibcq)->dlid_path_bits;
 }
 
+/* The device's clock, in hca_core_clock ticks (1 GHz). */
+static uint64_t stellar_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return stellar_cur_cqe(ibcq)->completion_ts;
+}
+
+uint64_t stellar_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The timestamp is CLOCK_MONOTONIC: shift it by REALTIME's offset now. */
+static uint64_t stellar_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	uint64_t mono = stellar_clock_ns(CLOCK_MONOTONIC);
+	uint64_t real = stellar_clock_ns(CLOCK_REALTIME);
+
+	return stellar_cur_cqe(ibcq)->completion_ts + (real - mono);
+}
+
 void stellar_cq_ex_set_ops(struct stellar_cq *cq)
 {
 	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
@@ -957,4 +981,7 @@ void stellar_cq_ex_set_ops(struct stellar_cq *cq)
 	cqx->read_slid = stellar_read_slid;
 	cqx->read_sl = stellar_read_sl;
 	cqx->read_dlid_path_bits = stellar_read_dlid_path_bits;
+	cqx->read_completion_ts = stellar_read_completion_ts;
+	cqx->read_completion_wallclock_ns =
+		stellar_read_completion_wallclock_ns;
 }

@@ -35,6 +35,7 @@ static const struct verbs_context_ops stellar_ctx_ops = {
 	.dereg_mr = stellar_dereg_mr,
 	.rereg_mr = stellar_rereg_mr,
 	.advise_mr = stellar_advise_mr,
+	.query_rt_values = stellar_query_rt_values,
 	.create_cq = stellar_create_cq,
 	.create_cq_ex = stellar_create_cq_ex,
 	.destroy_cq = stellar_destroy_cq,

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "verbs_private.h"
 #include "stellar-abi.h"
@@ -183,6 +184,11 @@ struct stellar_create_cq_cmd_resp {
 	struct stellar_create_cq_resp drv;
 };
 
+struct stellar_create_cq_ex_cmd_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct stellar_create_cq_resp drv;
+};
+
 struct stellar_resize_cq_cmd_resp {
 	struct ib_uverbs_resize_cq_resp ibv_resp;
 	struct stellar_resize_cq_resp drv;
@@ -217,6 +223,8 @@ struct stellar_create_ah_cmd_resp {
 		       "padding around the driver data of " #wrapper)
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_cq_cmd_resp,
 			   ib_uverbs_create_cq_resp);
+STELLAR_ASSERT_RESP_LAYOUT(stellar_create_cq_ex_cmd_resp,
+			   ib_uverbs_ex_create_cq_resp);
 STELLAR_ASSERT_RESP_LAYOUT(stellar_resize_cq_cmd_resp,
 			   ib_uverbs_resize_cq_resp);
 STELLAR_ASSERT_RESP_LAYOUT(stellar_create_qp_cmd_resp,
@@ -272,6 +280,9 @@ struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int stellar_dereg_mr(struct verbs_mr *vmr);
 int stellar_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		     void *addr, size_t length, int access);
+int stellar_query_rt_values(struct ibv_context *context,
+			    struct ibv_values_ex *values);
+uint64_t stellar_clock_ns(clockid_t clock);
 int stellar_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 
@@ -318,7 +329,9 @@ void stellar_cq_destroy(struct stellar_cq *cq);
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
 	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
 	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS |				\
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |				\
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 void stellar_cq_ex_set_ops(struct stellar_cq *cq);
 
 /* ibv_qp_init_attr_ex.send_ops_flags a QP of this type accepts. */

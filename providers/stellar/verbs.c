@@ -129,6 +129,26 @@ int stellar_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return ret;
 }
 
+/*
+ * ibv_query_rt_values_ex(): the device's clock is CLOCK_MONOTONIC in ns,
+ * read here without a system call.  Like other providers, the raw count
+ * goes in raw_clock.tv_nsec.
+ */
+int stellar_query_rt_values(struct ibv_context *context,
+			    struct ibv_values_ex *values)
+{
+	uint32_t asked = values->comp_mask;
+
+	(void)context;
+	values->comp_mask = 0;
+	if (asked & IBV_VALUES_MASK_RAW_CLOCK) {
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = stellar_clock_ns(CLOCK_MONOTONIC);
+		values->comp_mask |= IBV_VALUES_MASK_RAW_CLOCK;
+	}
+	return 0;
+}
+
 /* ibv_advise_mr(): the kernel pins the ranges (PVDMA prefetch). */
 int stellar_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
@@ -228,12 +248,15 @@ static uint32_t stellar_min_u32(uint32_t a, uint32_t b)
 /* ------------------------------------------------------------------ */
 
 static struct stellar_cq *
-stellar_create_cq_common(struct ibv_context *context, int cqe,
-			 struct ibv_comp_channel *channel, int comp_vector)
+stellar_create_cq_common(struct ibv_context *context,
+			 struct ibv_cq_init_attr_ex *attr, bool extended)
 {
 	struct stellar_context *ctx = to_stellar_ctx(context);
+	struct stellar_create_cq_ex_cmd_resp resp_ex = {};
 	struct stellar_create_cq_cmd_resp resp = {};
+	struct ibv_create_cq_ex cmd_ex = {};
 	struct ibv_create_cq cmd = {};
+	struct stellar_create_cq_resp *drv;
 	struct stellar_cq *cq;
 	int ret;
 
@@ -246,13 +269,23 @@ stellar_create_cq_common(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
-				&cq->vcq.cq, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	/* The extended command carries the completion timestamp flag. */
+	if (extended) {
+		ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd_ex,
+					   sizeof(cmd_ex), &resp_ex.ibv_resp,
+					   sizeof(resp_ex), 0);
+		drv = &resp_ex.drv;
+	} else {
+		ret = ibv_cmd_create_cq(context, attr->cqe, attr->channel,
+					attr->comp_vector, &cq->vcq.cq, &cmd,
+					sizeof(cmd), &resp.ibv_resp,
+					sizeof(resp));
+		drv = &resp.drv;
+	}
 	if (ret)
 		goto err_lock;
 
-	ret = stellar_map_ring(ctx, &cq->ring, &resp.drv.cq,
+	ret = stellar_map_ring(ctx, &cq->ring, &drv->cq,
 			       sizeof(struct stellar_cqe), false);
 	if (ret)
 		goto err_destroy;
@@ -272,9 +305,12 @@ struct ibv_cq *stellar_create_cq(struct ibv_context *context, int cqe,
 				 struct ibv_comp_channel *channel,
 				 int comp_vector)
 {
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe, .channel = channel, .comp_vector = comp_vector,
+	};
 	struct stellar_cq *cq;
 
-	cq = stellar_create_cq_common(context, cqe, channel, comp_vector);
+	cq = stellar_create_cq_common(context, &attr, false);
 	return cq ? &cq->vcq.cq : NULL;
 }
 
@@ -294,8 +330,7 @@ struct ibv_cq_ex *stellar_create_cq_ex(struct ibv_context *context,
 		return NULL;
 	}
 
-	cq = stellar_create_cq_common(context, attr->cqe, attr->channel,
-				      attr->comp_vector);
+	cq = stellar_create_cq_common(context, attr, true);
 	if (!cq)
 		return NULL;
 	stellar_cq_ex_set_ops(cq);

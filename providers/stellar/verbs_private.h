@@ -325,6 +325,19 @@ struct verbs_cq {
 		struct kabi core_payload;				\
 	}
 
+/* An extended write command: the extended header, then the kernel ABI. */
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+#define STELLAR_DECLARE_WRITE_CMD_EX(name, kabi)			\
+	struct name {							\
+		struct ex_hdr hdr;					\
+		struct kabi core_payload;				\
+	}
+
+STELLAR_DECLARE_WRITE_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_get_context, ib_uverbs_get_context);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_port, ib_uverbs_query_port);
 STELLAR_DECLARE_WRITE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
@@ -394,6 +407,17 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/*
+ * Creates a CQ from the extended attributes; a CQ whose wc_flags ask for
+ * completion timestamps gets IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.
+ * cmd_flags: 0 (or CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX, unused here).
+ */
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t length, uint64_t hca_va, int access,
 		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
@@ -558,6 +582,10 @@ STELLAR_ABI_SIZE(ibv_query_port, 24);
 STELLAR_ABI_SIZE(ibv_alloc_pd, 16);
 STELLAR_ABI_SIZE(ibv_reg_mr, 48);
 STELLAR_ABI_SIZE(ibv_rereg_mr, 56);
+STELLAR_ABI_SIZE(ex_hdr, 24);
+STELLAR_ABI_SIZE(ibv_create_cq_ex, 56);
+STELLAR_ABI_OFFSET(ibv_create_cq_ex, core_payload, 24);
+STELLAR_ABI_SIZE(ib_uverbs_ex_create_cq_resp, 16);
 STELLAR_ABI_SIZE(ibv_create_cq, 40);
 STELLAR_ABI_SIZE(ibv_create_qp, 64);
 STELLAR_ABI_SIZE(ibv_modify_qp, 120);

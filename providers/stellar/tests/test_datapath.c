@@ -937,6 +937,30 @@ static void test_poll_cq_ex(void **state)
 	cq_free(cq);
 }
 
+/* The completion time is the CQE's; the wall clock adds REALTIME's offset. */
+static void test_poll_cq_ex_timestamps(void **state)
+{
+	struct stellar_cq *cq = cq_new(4, 2);
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	struct stellar_cqe cqe = cqe_recv_imm;
+	uint64_t offset, wall;
+
+	(void)state;
+	cqe.completion_ts = stellar_clock_ns(CLOCK_MONOTONIC) - 5000000;
+	kernel_complete(cq, &cqe);
+	assert_int_equal(ibv_start_poll(cqx, &attr), 0);
+	assert_int_equal(ibv_wc_read_completion_ts(cqx), cqe.completion_ts);
+	offset = stellar_clock_ns(CLOCK_REALTIME) -
+		 stellar_clock_ns(CLOCK_MONOTONIC);
+	wall = ibv_wc_read_completion_wallclock_ns(cqx);
+	/* The offset read twice: equal but for a step of the clock. */
+	assert_true(wall + 1000000 > cqe.completion_ts + offset &&
+		    wall < cqe.completion_ts + offset + 1000000);
+	ibv_end_poll(cqx);
+	cq_free(cq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -957,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_wr_ud),
 		cmocka_unit_test(test_poll_cq),
 		cmocka_unit_test(test_poll_cq_ex),
+		cmocka_unit_test(test_poll_cq_ex_timestamps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

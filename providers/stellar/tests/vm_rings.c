@@ -27,6 +27,10 @@
  *    other than read/write/exit kills the thread).  ibv_post_send is not
  *    among them: its doorbell is a command that libibverbs sends with
  *    ioctl();
+ *  - completion timestamps: hca_core_clock and the timestamp mask are
+ *    reported, ibv_query_rt_values_ex reads the clock, and every
+ *    completion of a CQ that asked for them (with all of
+ *    IBV_WC_STANDARD_FLAGS) carries its time and wall-clock time;
  *  - UD sends through ibv_post_send and ibv_wr_*, AH create/destroy,
  *    SRQ modify/query, unsupported extended-verb requests are refused.
  *
@@ -35,6 +39,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -45,6 +50,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -329,6 +335,91 @@ static void test_cq_resize(struct env *env)
 		die("ibv_destroy_qp");
 	if (ibv_destroy_cq(cq))
 		die("ibv_destroy_cq");
+}
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * The device's clock is CLOCK_MONOTONIC in ns (hca_core_clock 1 GHz):
+ * flush completions of a CQ with timestamps carry a time between the
+ * moment the QP was moved to ERR and the moment they were polled, in
+ * order, and a wall-clock time likewise.
+ */
+static void test_cq_timestamps(struct env *env)
+{
+	struct ibv_cq_init_attr_ex cq_attr = {
+		.cqe = RING_WRS,
+		.wc_flags = IBV_WC_STANDARD_FLAGS |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+	struct ibv_values_ex values = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct ibv_device_attr_ex attr = {};
+	struct ibv_poll_cq_attr poll_attr = {};
+	uint64_t t0, t1, r0, r1, ts, wall, last = 0;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	int got = 0, tries, ret;
+
+	ret = ibv_query_device_ex(env->ctx, NULL, &attr);
+	check(!ret && attr.hca_core_clock == 1000000 &&
+	      attr.completion_timestamp_mask,
+	      "hca_core_clock %" PRIu64 " kHz (1 GHz), timestamp mask %#"
+	      PRIx64, attr.hca_core_clock, attr.completion_timestamp_mask);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	ret = ibv_query_rt_values_ex(env->ctx, &values);
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	check(!ret && (values.comp_mask & IBV_VALUES_MASK_RAW_CLOCK) &&
+	      (uint64_t)values.raw_clock.tv_nsec >= t0 &&
+	      (uint64_t)values.raw_clock.tv_nsec <= t1,
+	      "ibv_query_rt_values_ex: %d, raw clock %ld within [%" PRIu64
+	      ", %" PRIu64 "]", ret, (long)values.raw_clock.tv_nsec, t0, t1);
+
+	cq = ibv_create_cq_ex(env->ctx, &cq_attr);
+	if (!cq)
+		die("ibv_create_cq_ex with timestamps");
+	qp = qp_with_recvs(env, ibv_cq_ex_to_cq(cq), 500, RING_WRS);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	r0 = clock_ns(CLOCK_REALTIME);
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		die("modify_qp ERR");
+	for (tries = 0; got < RING_WRS && tries < 2000; tries++) {
+		if (ibv_start_poll(cq, &poll_attr)) {
+			usleep(1000);
+			continue;
+		}
+		do {
+			ts = ibv_wc_read_completion_ts(cq);
+			wall = ibv_wc_read_completion_wallclock_ns(cq);
+			t1 = clock_ns(CLOCK_MONOTONIC);
+			r1 = clock_ns(CLOCK_REALTIME);
+			check(ts >= t0 && ts <= t1 && ts >= last,
+			      "completion %d: timestamp %" PRIu64 " within [%"
+			      PRIu64 ", %" PRIu64 "], not before %" PRIu64, got,
+			      ts, t0, t1, last);
+			/* Two clock reads apart: allow a millisecond. */
+			check(wall + 1000000 >= r0 && wall <= r1 + 1000000,
+			      "completion %d: wall clock %" PRIu64 " within [%"
+			      PRIu64 ", %" PRIu64 "] (1 ms slack)", got, wall,
+			      r0, r1);
+			check(ibv_wc_read_qp_num(cq) == qp->qp_num &&
+			      ibv_wc_read_opcode(cq) == IBV_WC_RECV,
+			      "completion %d: qp_num/opcode", got);
+			last = ts;
+			got++;
+		} while (!ibv_next_poll(cq));
+		ibv_end_poll(cq);
+	}
+	check(got == RING_WRS, "%d of %d timestamped completions", got,
+	      RING_WRS);
+	if (ibv_destroy_qp(qp) || ibv_destroy_cq(ibv_cq_ex_to_cq(cq)))
+		die("destroy");
 }
 
 /* An armed CQ raises a completion event when the kernel adds a CQE. */
@@ -708,7 +799,7 @@ static void test_no_syscalls(struct env *env)
 static void test_refused(struct env *env)
 {
 	struct ibv_cq_init_attr_ex cq_attr = {
-		.cqe = 4, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+		.cqe = 4, .wc_flags = IBV_WC_EX_WITH_FLOW_TAG,
 	};
 	struct ibv_qp_init_attr attr = {
 		.qp_type = IBV_QPT_RAW_PACKET,
@@ -720,7 +811,7 @@ static void test_refused(struct env *env)
 
 	cq_ex = ibv_create_cq_ex(env->ctx, &cq_attr);
 	check(!cq_ex && errno == EOPNOTSUPP,
-	      "CQ with completion timestamps refused (%s)",
+	      "CQ with flow tags refused (%s)",
 	      cq_ex ? "created" : strerror(errno));
 	cq = ibv_create_cq(env->ctx, 4, NULL, NULL, 0);
 	if (!cq)
@@ -778,6 +869,7 @@ int main(int argc, char **argv)
 	test_recv_flush(&env, true);
 	test_cq_event(&env);
 	test_cq_resize(&env);
+	test_cq_timestamps(&env);
 	test_srq(&env);
 	test_srq_resize(&env);
 	test_ud_send(&env);
