@@ -38,6 +38,8 @@ static u8 stellar_wc_opcode(u8 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case STELLAR_WR_ATOMIC_WRITE:
+		return STELLAR_WC_ATOMIC_WRITE;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:

@@ -503,24 +503,45 @@ int stellar_sgl_copy(struct stellar_pd *pd, const struct stellar_sge *sge,
 	return len ? -EMSGSIZE : 0;
 }
 
-static u64 stellar_atomic_apply(u64 *target, bool is_cmp_swap,
+enum stellar_atomic_op {
+	STELLAR_ATOMIC_FETCH_ADD,
+	STELLAR_ATOMIC_CMP_SWAP,
+	STELLAR_ATOMIC_WRITE,
+};
+
+static u64 stellar_atomic_apply(u64 *target, enum stellar_atomic_op op,
 				u64 compare_add, u64 swap)
 {
 	u64 orig = *target;
 
-	if (is_cmp_swap) {
+	switch (op) {
+	case STELLAR_ATOMIC_CMP_SWAP:
 		if (orig == compare_add)
 			*target = swap;
-	} else {
+		break;
+	case STELLAR_ATOMIC_FETCH_ADD:
 		*target = orig + compare_add;
+		break;
+	case STELLAR_ATOMIC_WRITE:
+		*target = compare_add;
+		break;
 	}
 	return orig;
 }
 
-int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
-		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig)
+/*
+ * Read, modify and write the aligned 8 bytes at @iova of @rkey's MR under
+ * the device's atomic lock, so that remote atomics of every QP on the
+ * device are atomic with respect to each other.  An ATOMIC WRITE needs
+ * remote write access, the others remote atomic access.
+ */
+static int stellar_mr_rmw(struct stellar_pd *pd, u32 rkey, u64 iova,
+			  enum stellar_atomic_op op, u64 compare_add, u64 swap,
+			  u64 *orig)
 {
 	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
+	int access = op == STELLAR_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
+						  IB_ACCESS_REMOTE_ATOMIC;
 	struct stellar_mr *mr;
 	int tries, ret;
 	u64 value;
@@ -531,8 +552,7 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 	if (!mr)
 		return -EACCES;
 	stellar_mr_copy_begin(mr);
-	ret = stellar_mr_check(mr, pd, rkey, true, iova, sizeof(u64),
-			       IB_ACCESS_REMOTE_ATOMIC);
+	ret = stellar_mr_check(mr, pd, rkey, true, iova, sizeof(u64), access);
 	if (ret)
 		goto out;
 	for (tries = 0; tries < STELLAR_ATOMIC_TRIES; tries++) {
@@ -549,8 +569,8 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 		ret = stellar_mr_do_copy(mr, iova, &value, sizeof(value),
 					 STELLAR_COPY_FROM_MR, false);
 		if (!ret) {
-			*orig = stellar_atomic_apply(&value, is_cmp_swap,
-						     compare_add, swap);
+			*orig = stellar_atomic_apply(&value, op, compare_add,
+						     swap);
 			ret = stellar_mr_do_copy(mr, iova, &value,
 						 sizeof(value),
 						 STELLAR_COPY_TO_MR, false);
@@ -567,6 +587,34 @@ out:
 	stellar_mr_copy_end(mr);
 	stellar_mr_put(mr);
 	return ret;
+}
+
+int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
+		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig)
+{
+	return stellar_mr_rmw(pd, rkey, iova,
+			      is_cmp_swap ? STELLAR_ATOMIC_CMP_SWAP :
+					    STELLAR_ATOMIC_FETCH_ADD,
+			      compare_add, swap, orig);
+}
+
+/**
+ * stellar_mr_atomic_write() - an ATOMIC WRITE's store
+ * @pd: the responder QP's PD
+ * @rkey: the R_Key of the request
+ * @iova: the target, 8-byte aligned
+ * @value: the bytes to store, in memory order
+ *
+ * Return: 0, -EINVAL if @iova is not aligned, -EACCES or a copy's error if
+ * the key, range or access does not allow it.
+ */
+int stellar_mr_atomic_write(struct stellar_pd *pd, u32 rkey, u64 iova,
+			    u64 value)
+{
+	u64 orig;
+
+	return stellar_mr_rmw(pd, rkey, iova, STELLAR_ATOMIC_WRITE, value, 0,
+			      &orig);
 }
 
 int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,

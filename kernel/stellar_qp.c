@@ -520,6 +520,7 @@ static bool stellar_opcode_ok(struct stellar_qp *qp, u8 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case STELLAR_WR_ATOMIC_WRITE:
 		return qp->ibqp.qp_type == IB_QPT_RC;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:

@@ -155,8 +155,16 @@ static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
 	return count;
 }
 
+/* The RETH of an ATOMIC WRITE comes from the same fields as a WRITE's. */
+static_assert(offsetof(struct stellar_sq_wqe, u.atomic_write.remote_addr) ==
+	      offsetof(struct stellar_sq_wqe, u.rdma.remote_addr));
+static_assert(offsetof(struct stellar_sq_wqe, u.atomic_write.rkey) ==
+	      offsetof(struct stellar_sq_wqe, u.rdma.rkey));
+
 static u32 stellar_wqe_length(struct stellar_qp_xport *xp)
 {
+	if (xp->wqe->opcode == STELLAR_WR_ATOMIC_WRITE)
+		return sizeof(xp->wqe->u.atomic_write.value);
 	if (xp->wqe->flags & STELLAR_WQE_INLINE)
 		return xp->wqe->inline_len;
 	return min_t(u64, stellar_sgl_length(stellar_wqe_sge(xp->wqe),
@@ -181,10 +189,7 @@ static u8 stellar_req_init_slot(struct stellar_qp_xport *xp,
 				struct stellar_swqe *s)
 {
 	struct stellar_qp *qp = xp->qp;
-	u64 length = (xp->wqe->flags & STELLAR_WQE_INLINE) ?
-		     xp->wqe->inline_len :
-		     stellar_sgl_length(stellar_wqe_sge(xp->wqe),
-					xp->wqe->num_sge);
+	u64 length = stellar_wqe_length(xp);
 
 	s->opcode = xp->wqe->opcode;
 	s->wr_id = xp->wqe->wr_id;
@@ -219,6 +224,8 @@ static u8 stellar_req_opcode(struct stellar_qp_xport *xp, u32 pkt, u32 npkts)
 	if (stellar_qp_is_ud(xp->qp))
 		return imm ? STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
 			     STELLAR_OP_UD_SEND_ONLY;
+	if (xp->wqe->opcode == STELLAR_WR_ATOMIC_WRITE)
+		return STELLAR_OP_RC_ATOMIC_WRITE;
 	if (xp->wqe->opcode == IB_WR_RDMA_WRITE ||
 	    xp->wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
 		if (first && last)
@@ -339,7 +346,8 @@ static void stellar_req_fill_xph(struct stellar_qp_xport *xp,
 				 const struct stellar_swqe *s,
 				 struct stellar_pkt *hdr, u32 offset)
 {
-	if (!xp->x_on)
+	/* An ATOMIC WRITE is never placed out of order: no header. */
+	if (!xp->x_on || s->opcode == STELLAR_WR_ATOMIC_WRITE)
 		return;
 	hdr->xhdr = true;
 	hdr->xph.offset = offset;
@@ -387,6 +395,10 @@ static int stellar_req_copy_payload(struct stellar_qp_xport *xp, u8 *dst,
 {
 	if (!len)
 		return 0;
+	if (xp->wqe->opcode == STELLAR_WR_ATOMIC_WRITE) {
+		memcpy(dst, (u8 *)&xp->wqe->u.atomic_write.value + offset, len);
+		return 0;
+	}
 	if (xp->wqe->flags & STELLAR_WQE_INLINE) {
 		memcpy(dst, stellar_wqe_inline(xp->wqe) + offset, len);
 		return 0;

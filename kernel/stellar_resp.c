@@ -614,6 +614,34 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 }
 
 /*
+ * An ATOMIC WRITE: 8 bytes at an aligned address of an MR the peer may
+ * write, stored as one 64-bit write under the device's atomic lock.  It
+ * runs in order only (it has no placement header), after every earlier
+ * request; a duplicate is ACKed, not written again.
+ */
+static u8 stellar_resp_atomic_write(struct stellar_qp_xport *xp,
+				    const struct stellar_pkt *pkt,
+				    const u8 *payload)
+{
+	u64 value;
+	int ret;
+
+	if (!(xp->cfg.access & IB_ACCESS_REMOTE_WRITE))
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	if (!payload || pkt->payload_len != sizeof(value) ||
+	    pkt->reth.len != sizeof(value))
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	memcpy(&value, payload, sizeof(value));
+	ret = stellar_mr_atomic_write(to_spd(xp->qp->ibqp.pd), pkt->reth.rkey,
+				      pkt->reth.va, value);
+	if (ret == -EINVAL)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	if (ret)
+		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
+	return STELLAR_SYN_OK;
+}
+
+/*
  * Execute one request in order; @payload is NULL if it was placed
  * already.  *@npsn receives the PSNs it consumed.
  * Return: STELLAR_SYN_OK or the NAK/RNR NAK syndrome to answer with.
@@ -636,6 +664,8 @@ static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
 		return stellar_resp_write(xp, pkt, flags, payload);
 	if (flags & STELLAR_OPF_READ)
 		return stellar_resp_read(xp, pkt, npsn);
+	if (flags & STELLAR_OPF_ATOMIC_WRITE)
+		return stellar_resp_atomic_write(xp, pkt, payload);
 	return stellar_resp_atomic(xp, pkt);
 }
 
@@ -1045,7 +1075,8 @@ static void stellar_resp_duplicate(struct stellar_qp_xport *xp,
 	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
 
 	stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
-	if (flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE)) {
+	if (flags & (STELLAR_OPF_SEND | STELLAR_OPF_WRITE |
+		     STELLAR_OPF_ATOMIC_WRITE)) {
 		xp->ack_pending = true;
 		return;
 	}

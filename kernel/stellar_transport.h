@@ -212,6 +212,8 @@ u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
  */
 int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig);
+int stellar_mr_atomic_write(struct stellar_pd *pd, u32 rkey, u64 iova,
+			    u64 value);
 
 /* Fast registration and local invalidation (kernel QPs only). */
 int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,

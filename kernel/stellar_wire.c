@@ -141,6 +141,12 @@ static const struct stellar_opcode_info stellar_opcodes[256] = {
 			 STELLAR_OPF_INV,
 		.ext = STELLAR_EXT_IETH, .ext_len = STELLAR_IETH_LEN,
 	},
+	[STELLAR_OP_RC_ATOMIC_WRITE] = {
+		.name = "RC_ATOMIC_WRITE", .qp_class = STELLAR_QPC_RC,
+		.flags = SW_RC_REQ | STELLAR_OPF_ATOMIC_WRITE |
+			 STELLAR_OPF_PAYLOAD | STELLAR_OPF_ONLY,
+		.ext = STELLAR_EXT_RETH, .ext_len = STELLAR_RETH_LEN,
+	},
 
 	[STELLAR_OP_UC_SEND_FIRST] = {
 		.name = "UC_SEND_FIRST", .qp_class = STELLAR_QPC_UC,

@@ -110,6 +110,7 @@ enum stellar_opcode {
 	STELLAR_OP_RC_FETCH_ADD				= 0x14,
 	STELLAR_OP_RC_SEND_LAST_WITH_INVALIDATE		= 0x16,
 	STELLAR_OP_RC_SEND_ONLY_WITH_INVALIDATE		= 0x17,
+	STELLAR_OP_RC_ATOMIC_WRITE			= 0x1d,
 
 	STELLAR_OP_UC_SEND_FIRST			= 0x20,
 	STELLAR_OP_UC_SEND_MIDDLE			= 0x21,
@@ -162,6 +163,7 @@ enum stellar_opcode {
 #define STELLAR_OPF_ATOMIC	BIT(11)	/* atomic request or atomic ACK */
 #define STELLAR_OPF_IMM		BIT(12)	/* carries immediate data */
 #define STELLAR_OPF_INV		BIT(13)	/* carries an R_Key to invalidate */
+#define STELLAR_OPF_ATOMIC_WRITE BIT(14) /* 8 bytes written as one store */
 
 enum stellar_qp_class {
 	STELLAR_QPC_RC,

@@ -100,6 +100,15 @@ enum stellar_wqe_flags {
 };
 
 /*
+ * IBV_WR_ATOMIC_WRITE and IBV_WC_ATOMIC_WRITE, which the kernel's uAPI of
+ * 6.1 does not name yet: an RC WQE whose u.atomic_write.value is written
+ * to remote_addr (8-byte aligned) as one 64-bit store, after every
+ * earlier request of the QP.
+ */
+#define STELLAR_WR_ATOMIC_WRITE		15
+#define STELLAR_WC_ATOMIC_WRITE		9
+
+/*
  * A send work request.  opcode takes the values of enum ibv_wr_opcode
  * (IB_UVERBS_WR_*).  After the fixed part come num_sge struct stellar_sge,
  * or inline_len bytes of data when STELLAR_WQE_INLINE is set.
@@ -125,6 +134,12 @@ struct stellar_sq_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__u64 remote_addr;	/* as in rdma */
+			__u32 rkey;
+			__u32 reserved;
+			__u64 value;		/* the bytes, in memory order */
+		} atomic_write;
 		struct {
 			__u32 ah_handle;	/* from create_ah */
 			__u32 remote_qpn;

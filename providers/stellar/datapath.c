@@ -211,6 +211,10 @@ _Static_assert((int)STELLAR_WQE_FENCE == (int)IBV_SEND_FENCE &&
 	       (int)STELLAR_WQE_INLINE == (int)IBV_SEND_INLINE,
 	       "stellar WQE flags are the ibv_send_flags bits");
 
+_Static_assert(STELLAR_WR_ATOMIC_WRITE == IBV_WR_ATOMIC_WRITE &&
+	       STELLAR_WC_ATOMIC_WRITE == IBV_WC_ATOMIC_WRITE,
+	       "stellar's ATOMIC WRITE codes are libibverbs'");
+
 /* Which opcodes a QP type can post. */
 static bool stellar_opcode_valid(enum ibv_qp_type qp_type,
 				 enum ibv_wr_opcode opcode)
@@ -226,6 +230,7 @@ static bool stellar_opcode_valid(enum ibv_qp_type qp_type,
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_WRITE:
 		return qp_type == IBV_QPT_RC;
 	default:
 		return false;
@@ -308,6 +313,11 @@ static int stellar_check_send_wr(const struct stellar_qp *qp,
 	    !stellar_atomic_valid(wr->wr.atomic.remote_addr, wr->num_sge,
 				  wr->num_sge ? wr->sg_list[0].length : 0))
 		return EINVAL;
+	/* ibv_post_send's ATOMIC WRITE takes its 8 bytes from one SGE. */
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE &&
+	    ((wr->wr.rdma.remote_addr & 7) || wr->num_sge != 1 ||
+	     wr->sg_list[0].length != 8))
+		return EINVAL;
 	if (qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 	return 0;
@@ -337,6 +347,12 @@ static void stellar_write_send_remote(const struct stellar_qp *qp,
 		wqe->u.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe->u.atomic.swap = wr->wr.atomic.swap;
 		wqe->u.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_ATOMIC_WRITE:
+		wqe->u.atomic_write.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->u.atomic_write.rkey = wr->wr.rdma.rkey;
+		memcpy(&wqe->u.atomic_write.value,
+		       (void *)(uintptr_t)wr->sg_list[0].addr, 8);
 		break;
 	default:
 		break;
@@ -368,7 +384,9 @@ static int stellar_write_send_wqe(struct stellar_qp *qp,
 		wqe->imm_data = htobe32(wr->invalidate_rkey);
 	stellar_write_send_remote(qp, wqe, wr);
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
+		/* The value is in the WQE: no gather list. */
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		ret = stellar_write_inline(qp, wqe, wr->sg_list, wr->num_sge);
 		if (ret)
 			return ret;
@@ -434,7 +452,8 @@ uint64_t stellar_qp_send_ops(enum ibv_qp_type qp_type)
 	if (qp_type == IBV_QPT_RC)
 		ops |= IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_ATOMIC_WRITE;
 	return ops;
 }
 
@@ -581,6 +600,27 @@ static void stellar_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx,
 			  remote_addr, add, 0);
 }
 
+/* @atomic_wr: the 8 bytes to write at the 8-byte aligned @remote_addr. */
+static void stellar_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				    uint64_t remote_addr,
+				    const void *atomic_wr)
+{
+	struct stellar_qp *qp = to_stellar_qp_ex(ibqpx);
+	struct stellar_sq_wqe *wqe;
+
+	if (remote_addr & 7) {
+		stellar_wr_finish_cur(qp);
+		stellar_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe = stellar_wr_begin(ibqpx, IBV_WR_ATOMIC_WRITE);
+	if (!wqe)
+		return;
+	wqe->u.atomic_write.remote_addr = remote_addr;
+	wqe->u.atomic_write.rkey = rkey;
+	memcpy(&wqe->u.atomic_write.value, atomic_wr, 8);
+}
+
 /* The WQE the wr_set_*() calls apply to, or NULL (batch failed). */
 static struct stellar_sq_wqe *stellar_wr_cur(struct stellar_qp *qp)
 {
@@ -697,16 +737,6 @@ static void stellar_wr_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
 	(void)hdr;
 	(void)hdr_sz;
 	(void)mss;
-	stellar_wr_fail(to_stellar_qp_ex(ibqpx), EOPNOTSUPP);
-}
-
-static void stellar_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
-				    uint64_t remote_addr,
-				    const void *atomic_wr)
-{
-	(void)rkey;
-	(void)remote_addr;
-	(void)atomic_wr;
 	stellar_wr_fail(to_stellar_qp_ex(ibqpx), EOPNOTSUPP);
 }
 

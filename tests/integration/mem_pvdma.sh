@@ -4,7 +4,8 @@
 #
 # PVDMA: user memory pinned on first access, checked byte for byte through
 # a loopback RC QP pair (helpers/pvdma_test.c): chunk boundaries, MRs not
-# 2 MB aligned, 1-byte MRs, huge pages, remote READ/WRITE/atomics into
+# 2 MB aligned, 1-byte MRs, huge pages, remote READ/WRITE/atomics (and
+# ATOMIC WRITE flags after WRITEs) into
 # never-touched chunks, prefetch, fork, memory unmapped before its first
 # access, re-registration (and ibv_rereg_mr of translation, access and
 # PD), on-demand MRs that follow munmap/mmap and fork (also while the
@@ -74,8 +75,8 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 	"default eMTT size"
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
-for c in boundaries tiny atomic prefetch fork unmapped rereg rereg_verb odp \
-	odp_follow concurrent iova edge rereg_race; do
+for c in boundaries tiny atomic atomic_write prefetch fork unmapped rereg \
+	rereg_verb odp odp_follow concurrent iova edge rereg_race; do
 	run_case "$c"
 done
 

@@ -65,6 +65,7 @@ static const struct expected_op expected_ops[] = {
 	{ 0x14, E_ATMETH, F_ONLY, false, true },
 	{ 0x16, E_IETH, F_LAST, true, true },
 	{ 0x17, E_IETH, F_ONLY, true, true },
+	{ 0x1d, E_RETH, F_ONLY, true, true },	/* ATOMIC WRITE */
 	/* UC */
 	{ 0x20, 0, F_FIRST, true, true },
 	{ 0x21, 0, F_MIDDLE, true, true },

@@ -673,6 +673,60 @@ static void expect_batch_error(struct stellar_qp *qp, int err)
 	assert_unlocked(&qp->sq.lock);
 }
 
+/*
+ * ATOMIC WRITE: the 8 bytes travel in the WQE, from ibv_wr_atomic_write()
+ * or from ibv_post_send()'s single 8-byte SGE; anything else is refused.
+ */
+static void test_atomic_write(void **state)
+{
+	struct stellar_qp *qp = qp_new(IBV_QPT_RC, 8, 0);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	uint64_t value = 0x0102030405060708ULL, got;
+	struct ibv_sge sge = { .addr = (uintptr_t)&value, .length = 8 };
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge,
+		.num_sge = 1,
+		.wr.rdma = { .remote_addr = 0x9000, .rkey = 0x55 },
+	};
+	const struct stellar_sq_wqe *wqe;
+	struct ibv_send_wr *bad = NULL;
+
+	(void)state;
+	assert_true(stellar_qp_send_ops(IBV_QPT_RC) &
+		    IBV_QP_EX_WITH_ATOMIC_WRITE);
+	assert_false(stellar_qp_send_ops(IBV_QPT_UC) &
+		     IBV_QP_EX_WITH_ATOMIC_WRITE);
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), 0);
+	wqe = ring_slot(&qp->sq.ring, 0);
+	assert_int_equal(wqe->opcode, STELLAR_WR_ATOMIC_WRITE);
+	assert_int_equal(wqe->num_sge, 0);
+	assert_int_equal(wqe->u.atomic_write.remote_addr, 0x9000);
+	assert_int_equal(wqe->u.atomic_write.rkey, 0x55);
+	memcpy(&got, &wqe->u.atomic_write.value, 8);
+	assert_int_equal(got, value);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 8;
+	ibv_wr_atomic_write(qpx, 0x56, 0xa000, &value);
+	assert_int_equal(ibv_wr_complete(qpx), 0);
+	wqe = ring_slot(&qp->sq.ring, 1);
+	assert_int_equal(wqe->opcode, STELLAR_WR_ATOMIC_WRITE);
+	assert_int_equal(wqe->wr_id, 8);
+	assert_int_equal(wqe->u.atomic_write.rkey, 0x56);
+	assert_memory_equal(&wqe->u.atomic_write.value, &value, 8);
+
+	/* Misaligned, or not exactly one 8-byte SGE. */
+	wr.wr.rdma.remote_addr = 0x9004;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	wr.wr.rdma.remote_addr = 0x9000;
+	sge.length = 4;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_write(qpx, 0x56, 0xa001, &value);
+	expect_batch_error(qp, EINVAL);
+	qp_free(qp);
+}
+
 static void test_wr_errors(void **state)
 {
 	struct stellar_qp *qp = qp_new(IBV_QPT_RC, 2, 0);
@@ -978,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_send_with_inv),
 		cmocka_unit_test(test_wr_batch),
 		cmocka_unit_test(test_wr_errors),
+		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_wr_ud),
 		cmocka_unit_test(test_poll_cq),
 		cmocka_unit_test(test_poll_cq_ex),

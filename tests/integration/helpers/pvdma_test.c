@@ -1091,6 +1091,87 @@ static void case_odp_follow(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/* Post one ATOMIC WRITE of @value to @raddr; its completion's status. */
+static enum ibv_wc_status atomic_write(struct ctx *c, uint64_t raddr,
+				       uint32_t rkey, uint64_t value,
+				       enum ibv_wc_opcode *opcode)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)&value, .length = 8 };
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+	struct timespec t0, now;
+	struct ibv_wc wc;
+	int n;
+
+	CHECK(!ibv_post_send(c->qp_a, &wr, &bad), "post ATOMIC WRITE: %s",
+	      strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!(n = ibv_poll_cq(c->cq, 1, &wc))) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		CHECK(now.tv_sec - t0.tv_sec < 30, "no completion in 30 s");
+	}
+	CHECK(n == 1, "ibv_poll_cq");
+	*opcode = wc.opcode;
+	return wc.status;
+}
+
+/*
+ * IBV_WR_ATOMIC_WRITE: 8 bytes land at an aligned address after the data
+ * posted before them, the completion says ATOMIC_WRITE; a misaligned
+ * address is refused at post, an MR without remote write access by the
+ * responder.
+ */
+static void case_atomic_write(struct ctx *c)
+{
+	uint8_t *buf = map_anon(CHUNK);
+	struct ibv_mr *mr = reg(c, buf, CHUNK), *ro;
+	uint64_t value = 0x1122334455667788ULL;
+	struct ibv_sge sge = { .addr = (uintptr_t)&value, .length = 8 };
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_ATOMIC_WRITE, .sg_list = &sge, .num_sge = 1,
+		.wr.rdma = { .remote_addr = (uintptr_t)buf + 4, .rkey = mr->rkey },
+	}, *bad;
+	enum ibv_wc_opcode opcode;
+	enum ibv_wc_status st;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		/* A 64 KB WRITE, then the flag after it. */
+		fill(c->src, 65536, 200 + i);
+		st = rdma_op(c, IBV_WR_RDMA_WRITE, 65536, (uintptr_t)buf + 4096,
+			     mr->rkey);
+		CHECK(st == IBV_WC_SUCCESS, "WRITE: %s", ibv_wc_status_str(st));
+		st = atomic_write(c, (uintptr_t)buf + 8 * i, mr->rkey,
+				  value + i, &opcode);
+		CHECK(st == IBV_WC_SUCCESS && opcode == IBV_WC_ATOMIC_WRITE,
+		      "ATOMIC WRITE %d: %s, opcode %d", i,
+		      ibv_wc_status_str(st), opcode);
+		CHECK(((uint64_t *)buf)[i] == value + i,
+		      "ATOMIC WRITE %d stored %#" PRIx64, i,
+		      ((uint64_t *)buf)[i]);
+		CHECK(!memcmp(buf + 4096, c->src, 65536),
+		      "the WRITE before the flag is not all there");
+	}
+	CHECK(((uint64_t *)buf)[16] == 0, "a byte past the last target changed");
+	CHECK(ibv_post_send(c->qp_a, &wr, &bad) == EINVAL,
+	      "a misaligned ATOMIC WRITE was posted");
+
+	ro = ibv_reg_mr(c->pd, buf, CHUNK, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(ro, "ibv_reg_mr: %s", strerror(errno));
+	st = atomic_write(c, (uintptr_t)buf + 256, ro->rkey, value, &opcode);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR,
+	      "ATOMIC WRITE without remote write access: %s",
+	      ibv_wc_status_str(st));
+	CHECK(((uint64_t *)buf)[32] == 0, "a refused ATOMIC WRITE stored");
+	reset_qps(c);
+	CHECK(!ibv_dereg_mr(ro), "dereg");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 /* ---- deregistration and re-registration under traffic --------------- */
 
 #define RACE_LEN	(64 * PAGE)	/* READs in the first half, WRITEs in the second */
@@ -1338,7 +1419,7 @@ static const struct {
 	{ "hugetlb", case_hugetlb },
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
-	{ "odp_follow", case_odp_follow },
+	{ "odp_follow", case_odp_follow }, { "atomic_write", case_atomic_write },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
 	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
