@@ -107,6 +107,17 @@ met() {
 		print ok ? "yes" : "no" }'
 }
 
+# met_share SHARE TARGET: like met ... '>=' TARGET for a share of a
+# link's rate, which cannot really exceed 1: a share above 1.05 says the
+# flows did not overlap or perftest's clock ran off (TCG), so it proves
+# nothing and is not counted as met.
+met_share() {
+	awk -v v="$1" -v t="$2" 'BEGIN {
+		if (v !~ /^[0-9.]+$/) { print "—"; exit }
+		if (v + 0 > 1.05) { print "no (over the link: not a valid figure)"; exit }
+		print (v + 0 >= t) ? "yes" : "no" }'
+}
+
 # cc_params_note: the DCQCN run's extra module parameters, if any.
 cc_params_note() {
 	local p
@@ -139,15 +150,15 @@ write_report() {
 		for k in a b c; do
 			echo "| ib_write_bw $k -> d, MiB/s | $(fig rxe "bw_$k") | $(fig stellar-nocc "bw_$k") | $(fig stellar "bw_$k") | | |"
 		done
-		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $ng | $sg | >= 0.90 | $(met "$sg" '>=' 0.9) |"
+		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $ng | $sg | >= 0.90 | $(met_share "$sg" 0.9) |"
 		echo "| Jain fairness of the 3 senders | $rj | $nj | $sj | >= 0.95 | $(met "$sj" '>=' 0.95) |"
 		echo "| ping a -> d unloaded p50 / p99, ms | $(fig rxe rtt_idle_p50) / $(fig rxe rtt_idle_p99) | $(fig stellar-nocc rtt_idle_p50) / $(fig stellar-nocc rtt_idle_p99) | $(fig stellar rtt_idle_p50) / $(fig stellar rtt_idle_p99) | | |"
 		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar-nocc rtt_load_p50) / $(fig stellar-nocc rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
 		echo "| p99 under incast / unloaded p50 | $rp | $np | $sp | <= 3 | $(met "$sp" '<=' 3) |"
 		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $nq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
 		echo "| many-to-many: sum of the 12 flows, MiB/s | $(fig rxe m2m_bw) | $(fig stellar-nocc m2m_bw) | $(fig stellar m2m_bw) | | |"
-		echo "| many-to-many / bisection (2 leaf-spine links each way) | $rm | $nm | $sm | >= 0.80 | $(met "$sm" '>=' 0.8) |"
-		echo "| cross-leaf flows / bisection | $rx | $nx | $sx | | |"
+		echo "| all 12 flows / bisection (same-leaf flows do not cross it) | $rm | $nm | $sm | | |"
+		echo "| cross-leaf flows / bisection (2 leaf-spine links each way) | $rx | $nx | $sx | >= 0.80 | $(met_share "$sx" 0.8) |"
 		echo "| every many-to-many ib_write_bw exited 0 | $(fig rxe m2m_ok) | $(fig stellar-nocc m2m_ok) | $(fig stellar m2m_ok) | yes | $([ "$(fig stellar m2m_ok)" = yes ] && echo yes || echo no) |"
 		echo "| CNPs d sent / rate cuts of a, b, c | | $(fig stellar-nocc cnp_sent) / $(fig stellar-nocc cc_rate_cuts) | $(fig stellar cnp_sent) / $(fig stellar cc_rate_cuts) | | |"
 		echo
