@@ -145,24 +145,33 @@ void stellar_comp_flush(struct stellar_qp_xport *xp)
 	stellar_comp_retire(xp);
 	pending = stellar_sq_pending(qp);
 	for (i = 0; i < pending; i++) {
-		u32 index = READ_ONCE(qp->sq_consumer) + i;
+		u32 index = READ_ONCE(qp->sq_consumer);
 		struct stellar_sq_wqe *wqe = stellar_sq_copy(xp, index);
 		struct stellar_swqe *s = stellar_slot(xp, index);
+		u8 status = IB_WC_WR_FLUSH_ERR, opcode;
+		u32 length = 0;
+		u64 wr_id;
 
 		/* Never started: copy it now; a malformed one names its wr_id. */
 		if (!stellar_index_before(index, xp->next_new))
 			stellar_sq_fetch(qp, index, wqe);
+		wr_id = wqe->wr_id;
+		opcode = wqe->opcode;
 		if (s->state == STELLAR_SWQE_DONE &&
-		    s->status != IB_WC_SUCCESS)
-			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
-					      s->status, s->length);
-		else
-			stellar_post_send_cqe(xp, wqe->wr_id, wqe->opcode,
-					      IB_WC_WR_FLUSH_ERR, 0);
+		    s->status != IB_WC_SUCCESS) {
+			wr_id = s->wr_id;
+			opcode = s->opcode;
+			status = s->status;
+			length = s->length;
+		}
 		s->state = STELLAR_SWQE_NEW;
+		/*
+		 * As in stellar_comp_retire(): the slot is free before its
+		 * CQE, for a consumer that posts again on a flush.
+		 */
+		stellar_sq_retire(qp, 1);
+		stellar_post_send_cqe(xp, wr_id, opcode, status, length);
 	}
-	if (pending)
-		stellar_sq_retire(qp, pending);
 	xp->req_index = READ_ONCE(qp->sq_consumer);
 	xp->next_new = xp->req_index;
 }

@@ -31,6 +31,8 @@
  *    reported, ibv_query_rt_values_ex reads the clock, and every
  *    completion of a CQ that asked for them (with all of
  *    IBV_WC_STANDARD_FLAGS) carries its time and wall-clock time;
+ *  - sends flushed from a full SQ ring can be posted again from their
+ *    flush completions, one by one, without ENOMEM;
  *  - UD sends through ibv_post_send and ibv_wr_*, AH create/destroy,
  *    SRQ modify/query, unsupported extended-verb requests are refused.
  *
@@ -252,6 +254,90 @@ static void test_recv_flush(struct env *env, bool use_cq_ex)
 	}
 	if (ibv_destroy_cq(cq))
 		die("ibv_destroy_cq");
+}
+
+/* An RC QP in RTS towards a QP number nobody has on the peer. */
+static struct ibv_qp *rc_qp_to_nowhere(struct env *env, struct ibv_cq *cq)
+{
+	struct ibv_qp *qp = create_qp(env, IBV_QPT_RC, cq, NULL);
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = 0xabcde, .rq_psn = 1,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = env->peer_gid,
+				      .sgid_index = env->gid_index,
+				      .hop_limit = 64 } },
+	};
+
+	if (qp_to_init(qp) ||
+	    ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify_qp RTR");
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 1;
+	attr.timeout = 20;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify_qp RTS");
+	return qp;
+}
+
+/*
+ * A full SQ ring of sends that cannot complete, flushed by the move to
+ * ERR: each flush completion frees its slot before it is seen, so the
+ * send posted in answer to it finds room (and is flushed in turn).
+ */
+static void test_send_flush_repost(struct env *env)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)env->buf, .length = 64,
+		.lkey = env->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_cq *cq = ibv_create_cq(env->ctx, 4 * RING_WRS, NULL, NULL, 0);
+	int posted = 0, flushed = 0, refused = 0, tries;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+
+	if (!cq)
+		die("ibv_create_cq");
+	qp = rc_qp_to_nowhere(env, cq);
+	for (; posted < RING_WRS; posted++) {
+		wr.wr_id = 7000 + posted;
+		if (ibv_post_send(qp, &wr, &bad))
+			die("ibv_post_send");
+	}
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		die("modify_qp ERR");
+	for (tries = 0; flushed < 2 * RING_WRS && tries < 5000; tries++) {
+		if (ibv_poll_cq(cq, 1, &wc) != 1) {
+			usleep(1000);
+			continue;
+		}
+		flushed++;
+		if (wc.status != IBV_WC_WR_FLUSH_ERR)
+			refused++;
+		if (posted < 2 * RING_WRS) {
+			wr.wr_id = 7000 + posted;
+			if (ibv_post_send(qp, &wr, &bad))
+				refused++;
+			posted++;
+		}
+	}
+	check(flushed == 2 * RING_WRS && !refused,
+	      "%d sends flushed, each answered by a new send: %d flushed, %d "
+	      "refused or not flushed", 2 * RING_WRS, flushed, refused);
+	if (ibv_destroy_qp(qp) || ibv_destroy_cq(cq))
+		die("destroy");
 }
 
 /* An RC QP in INIT with @count receives posted (wr_id first_id...). */
@@ -870,6 +956,7 @@ int main(int argc, char **argv)
 	test_cq_event(&env);
 	test_cq_resize(&env);
 	test_cq_timestamps(&env);
+	test_send_flush_repost(&env);
 	test_srq(&env);
 	test_srq_resize(&env);
 	test_ud_send(&env);
