@@ -615,8 +615,9 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 
 /*
  * An ATOMIC WRITE: 8 bytes at an aligned address of an MR the peer may
- * write, stored as one 64-bit write under the device's atomic lock.  It
- * runs in order only (it has no placement header), after every earlier
+ * write, stored under the device's atomic lock (atomic with respect to
+ * the other remote atomics, not to the CPU's plain loads).  It runs in
+ * order only (it has no placement header), after every earlier
  * request; a duplicate is ACKed, not written again.
  */
 static u8 stellar_resp_atomic_write(struct stellar_qp_xport *xp,

@@ -102,8 +102,8 @@ enum stellar_wqe_flags {
 /*
  * IBV_WR_ATOMIC_WRITE and IBV_WC_ATOMIC_WRITE, which the kernel's uAPI of
  * 6.1 does not name yet: an RC WQE whose u.atomic_write.value is written
- * to remote_addr (8-byte aligned) as one 64-bit store, after every
- * earlier request of the QP.
+ * to remote_addr (8-byte aligned) after every earlier request of the QP,
+ * atomically with respect to the device's other remote atomics.
  */
 #define STELLAR_WR_ATOMIC_WRITE		15
 #define STELLAR_WC_ATOMIC_WRITE		9
