@@ -20,12 +20,6 @@ static const u32 stellar_rnr_usecs[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static struct stellar_swqe *stellar_slot(struct stellar_qp_xport *xp,
-					 u32 index)
-{
-	return &xp->swqe[index & (xp->qp->sq.num_entries - 1)];
-}
-
 static u8 stellar_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
@@ -74,7 +68,7 @@ static void stellar_post_send_cqe(struct stellar_qp_xport *xp, u64 wr_id,
  */
 void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status)
 {
-	struct stellar_swqe *s = stellar_slot(xp, index);
+	struct stellar_swqe *s = stellar_swqe_at(xp, index);
 
 	s->state = STELLAR_SWQE_DONE;
 	s->status = status;
@@ -96,7 +90,7 @@ void stellar_comp_retire(struct stellar_qp_xport *xp)
 	u32 count = 0, i;
 
 	while (stellar_index_before(index + count, xp->next_new)) {
-		struct stellar_swqe *s = stellar_slot(xp, index + count);
+		struct stellar_swqe *s = stellar_swqe_at(xp, index + count);
 
 		if (s->state != STELLAR_SWQE_DONE)
 			break;
@@ -112,7 +106,7 @@ void stellar_comp_retire(struct stellar_qp_xport *xp)
 	if (count)
 		stellar_sq_retire(qp, count);
 	for (i = 0; i < count; i++) {
-		struct stellar_swqe *s = stellar_slot(xp, index + i);
+		struct stellar_swqe *s = stellar_swqe_at(xp, index + i);
 
 		if (s->signaled || s->status != IB_WC_SUCCESS)
 			stellar_post_send_cqe(xp, s->wr_id, s->opcode,
@@ -147,7 +141,7 @@ void stellar_comp_flush(struct stellar_qp_xport *xp)
 	for (i = 0; i < pending; i++) {
 		u32 index = READ_ONCE(qp->sq_consumer);
 		struct stellar_sq_wqe *wqe = stellar_sq_copy(xp, index);
-		struct stellar_swqe *s = stellar_slot(xp, index);
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 		u8 status = IB_WC_WR_FLUSH_ERR, opcode;
 		u32 length = 0;
 		u64 wr_id;
@@ -278,7 +272,7 @@ static void stellar_comp_fail_head(struct stellar_qp_xport *xp, u8 status)
 
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
-		if (stellar_slot(xp, index)->state != STELLAR_SWQE_DONE) {
+		if (stellar_swqe_at(xp, index)->state != STELLAR_SWQE_DONE) {
 			stellar_wqe_done(xp, index, status);
 			return;
 		}
@@ -495,7 +489,7 @@ static struct stellar_swqe *stellar_comp_find(struct stellar_qp_xport *xp,
 
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
-		struct stellar_swqe *s = stellar_slot(xp, index);
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 
 		if (s->state == STELLAR_SWQE_DONE || !s->npkts)
 			continue;
@@ -522,7 +516,7 @@ static bool stellar_comp_ack_through(struct stellar_qp_xport *xp, u32 psn)
 
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
-		struct stellar_swqe *s = stellar_slot(xp, index);
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 		u32 last = stellar_psn_add(s->first_psn, s->npkts - 1);
 
 		if (s->state == STELLAR_SWQE_DONE || !s->npkts)

@@ -118,8 +118,7 @@ void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn)
 
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
-		struct stellar_swqe *s = &xp->swqe[index &
-						   (xp->qp->sq.num_entries - 1)];
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 
 		if (s->state == STELLAR_SWQE_DONE || !s->npkts ||
 		    stellar_psn_after(psn, stellar_psn_add(s->first_psn,
@@ -145,8 +144,7 @@ static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
 
 	for (index = READ_ONCE(xp->qp->sq_consumer); index != xp->req_index;
 	     index++) {
-		struct stellar_swqe *s = &xp->swqe[index &
-						   (xp->qp->sq.num_entries - 1)];
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 
 		if (s->state != STELLAR_SWQE_DONE &&
 		    stellar_wr_is_rd_atomic(s->opcode))
@@ -475,8 +473,7 @@ static struct stellar_swqe *stellar_req_find(struct stellar_qp_xport *xp,
 
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
-		struct stellar_swqe *s = &xp->swqe[index &
-						   (xp->qp->sq.num_entries - 1)];
+		struct stellar_swqe *s = stellar_swqe_at(xp, index);
 
 		if (s->state == STELLAR_SWQE_DONE || !s->npkts)
 			continue;
@@ -721,8 +718,7 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 
 	while (budget && stellar_req_can_send(xp) &&
 	       !stellar_req_window_full(xp)) {
-		struct stellar_swqe *s = &xp->swqe[xp->req_index &
-						   (qp->sq.num_entries - 1)];
+		struct stellar_swqe *s = stellar_swqe_at(xp, xp->req_index);
 		bool done;
 		u8 status;
 

@@ -557,6 +557,13 @@ struct stellar_qp_xport {
 	u32 nak_psn;
 };
 
+/* The kernel's own state of the send WQE at ring index @index. */
+static inline struct stellar_swqe *stellar_swqe_at(struct stellar_qp_xport *xp,
+						   u32 index)
+{
+	return &xp->swqe[index & (xp->qp->sq.num_entries - 1)];
+}
+
 /**
  * struct stellar_tx_pkt - a packet under construction
  * @skb: the buffer; data starts at the BTH
