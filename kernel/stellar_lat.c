@@ -97,6 +97,21 @@ static void stellar_lat_record(struct stellar_qp_xport *xp,
 	this_cpu_add(pcpu->seg[seg].sum_ns, ns);
 }
 
+/*
+ * One sample of requester segment @seg of the WQE at @index: also into
+ * the device's histogram of the WQE's size class.
+ */
+static void stellar_lat_record_req(struct stellar_qp_xport *xp,
+				   enum stellar_lat_seg seg, u32 index, u64 ns)
+{
+	struct stellar_lat_pcpu __percpu *pcpu = xp->sdev->lat->pcpu;
+	u32 class = stellar_lat_size_class(stellar_swqe_at(xp, index)->length);
+
+	stellar_lat_record(xp, seg, ns);
+	this_cpu_inc(pcpu->size[seg][class].bucket[stellar_lat_bucket(ns)]);
+	this_cpu_add(pcpu->size[seg][class].sum_ns, ns);
+}
+
 /**
  * stellar_lat_doorbell() - a doorbell: stamp the slots of the new WQEs
  * @xp: the QP's transport
@@ -197,8 +212,8 @@ void stellar_lat_sent(struct stellar_qp_xport *xp, u32 index)
 		return;
 	now = ktime_get_ns();
 	slot->sent_ns = now;
-	stellar_lat_record(xp, STELLAR_LAT_SEG_QUEUE,
-			   now > slot->posted_ns ? now - slot->posted_ns : 0);
+	stellar_lat_record_req(xp, STELLAR_LAT_SEG_QUEUE, index,
+			       now > slot->posted_ns ? now - slot->posted_ns : 0);
 }
 
 /**
@@ -224,8 +239,9 @@ void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 	now = ktime_get_ns();
 	slot->done_ns = now;
 	if (slot->sent_ns && xp->qp->ibqp.qp_type == IB_QPT_RC)
-		stellar_lat_record(xp, STELLAR_LAT_SEG_NETWORK,
-				   now > slot->sent_ns ? now - slot->sent_ns : 0);
+		stellar_lat_record_req(xp, STELLAR_LAT_SEG_NETWORK, index,
+				       now > slot->sent_ns ?
+				       now - slot->sent_ns : 0);
 }
 
 /**
@@ -242,8 +258,9 @@ void stellar_lat_retired(struct stellar_qp_xport *xp, u32 index,
 
 	if (completed && slot->posted_ns && slot->done_ns) {
 		now = ktime_get_ns();
-		stellar_lat_record(xp, STELLAR_LAT_SEG_COMPLETION,
-				   now > slot->done_ns ? now - slot->done_ns : 0);
+		stellar_lat_record_req(xp, STELLAR_LAT_SEG_COMPLETION, index,
+				       now > slot->done_ns ?
+				       now - slot->done_ns : 0);
 	}
 	slot->posted_ns = 0;
 }
@@ -313,23 +330,30 @@ void stellar_lat_path_rtt(struct stellar_qp_xport *xp, u32 path, u32 rtt_us,
 		;
 }
 
+/* Add the racy snapshot of @in to @out. */
+static void stellar_lat_hist_peek_add(struct stellar_lat_hist *out,
+				      const struct stellar_lat_hist *in)
+{
+	int b;
+
+	for (b = 0; b < STELLAR_LAT_BUCKETS; b++)
+		out->bucket[b] += stellar_peek(in->bucket[b]);
+	out->sum_ns += stellar_peek(in->sum_ns);
+}
+
 /* The device's histograms, summed over the CPUs. */
 static void stellar_lat_dev_sum(struct stellar_dev *sdev,
 				struct stellar_lat_hist *out)
 {
-	int cpu, seg, b;
+	int cpu, seg;
 
 	memset(out, 0, sizeof(*out) * __STELLAR_LAT_SEG_MAX);
 	for_each_possible_cpu(cpu) {
 		const struct stellar_lat_pcpu *p =
 			per_cpu_ptr(sdev->lat->pcpu, cpu);
 
-		for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++) {
-			for (b = 0; b < STELLAR_LAT_BUCKETS; b++)
-				out[seg].bucket[b] +=
-					stellar_peek(p->seg[seg].bucket[b]);
-			out[seg].sum_ns += stellar_peek(p->seg[seg].sum_ns);
-		}
+		for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++)
+			stellar_lat_hist_peek_add(&out[seg], &p->seg[seg]);
 	}
 }
 
@@ -338,13 +362,11 @@ static void stellar_lat_qp_copy(struct stellar_qp *qp,
 				struct stellar_lat_hist *out)
 {
 	const struct stellar_qp_lat *lat = qp->xport->lat;
-	int seg, b;
+	int seg;
 
-	for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++) {
-		for (b = 0; b < STELLAR_LAT_BUCKETS; b++)
-			out[seg].bucket[b] = stellar_peek(lat->seg[seg].bucket[b]);
-		out[seg].sum_ns = stellar_peek(lat->seg[seg].sum_ns);
-	}
+	memset(out, 0, sizeof(*out) * __STELLAR_LAT_SEG_MAX);
+	for (seg = 0; seg < __STELLAR_LAT_SEG_MAX; seg++)
+		stellar_lat_hist_peek_add(&out[seg], &lat->seg[seg]);
 }
 
 static int stellar_lat_put_buckets(struct sk_buff *skb,
@@ -365,6 +387,19 @@ static int stellar_lat_put_buckets(struct sk_buff *skb,
 	return 0;
 }
 
+/* The samples of @h: count, sum and buckets, in an open nest. */
+static int stellar_lat_put_samples(struct sk_buff *skb,
+				   const struct stellar_lat_hist *h)
+{
+	if (nla_put_u64_64bit(skb, STELLAR_LAT_ATTR_COUNT,
+			      stellar_lat_count(h->bucket, STELLAR_LAT_BUCKETS),
+			      STELLAR_LAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, STELLAR_LAT_ATTR_SUM_NS, h->sum_ns,
+			      STELLAR_LAT_ATTR_PAD))
+		return -EMSGSIZE;
+	return stellar_lat_put_buckets(skb, h);
+}
+
 /*
  * One histogram: a STELLAR_ATTR_LAT_SEGMENT nest of segment @id, or a
  * STELLAR_ATTR_LAT_PATH nest of path @id.
@@ -379,35 +414,88 @@ static int stellar_lat_put_hist(struct sk_buff *skb, int type, u32 id,
 	if (nla_put_u32(skb, type == STELLAR_ATTR_LAT_PATH ?
 			STELLAR_LAT_ATTR_PATH : STELLAR_LAT_ATTR_SEGMENT_ID,
 			id) ||
-	    nla_put_u64_64bit(skb, STELLAR_LAT_ATTR_COUNT,
-			      stellar_lat_count(h->bucket, STELLAR_LAT_BUCKETS),
-			      STELLAR_LAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, STELLAR_LAT_ATTR_SUM_NS, h->sum_ns,
-			      STELLAR_LAT_ATTR_PAD) ||
-	    stellar_lat_put_buckets(skb, h))
+	    stellar_lat_put_samples(skb, h))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }
 
-static int stellar_lat_put_paths(struct sk_buff *skb,
-				 struct stellar_lat_dev *ld,
-				 struct stellar_lat_hist *h)
+/* Of the histograms @h of paths 0 to @nr - 1, those with samples. */
+static int stellar_lat_put_path_hists(struct sk_buff *skb,
+				      const struct stellar_lat_hist *h, u32 nr)
 {
-	int path, b;
+	u32 path;
 
+	for (path = 0; path < nr; path++) {
+		if (!stellar_lat_count(h[path].bucket, STELLAR_LAT_BUCKETS))
+			continue;
+		if (stellar_lat_put_hist(skb, STELLAR_ATTR_LAT_PATH, path,
+					 &h[path]))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* The device's RTT histograms per path. */
+static int stellar_lat_put_paths(struct sk_buff *skb,
+				 struct stellar_lat_dev *ld)
+{
+	struct stellar_lat_hist *h;
+	int path, b, ret;
+
+	h = kvcalloc(STELLAR_SPRAY_MAX_PATHS, sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
 	for (path = 0; path < STELLAR_SPRAY_MAX_PATHS; path++) {
 		const struct stellar_lat_path *p = &ld->path[path];
 
 		for (b = 0; b < STELLAR_LAT_BUCKETS; b++)
-			h->bucket[b] = atomic64_read(&p->bucket[b]);
-		h->sum_ns = atomic64_read(&p->sum_ns);
-		if (!stellar_lat_count(h->bucket, STELLAR_LAT_BUCKETS))
-			continue;
-		if (stellar_lat_put_hist(skb, STELLAR_ATTR_LAT_PATH, path, h))
-			return -EMSGSIZE;
+			h[path].bucket[b] = atomic64_read(&p->bucket[b]);
+		h[path].sum_ns = atomic64_read(&p->sum_ns);
 	}
-	return 0;
+	ret = stellar_lat_put_path_hists(skb, h, STELLAR_SPRAY_MAX_PATHS);
+	kvfree(h);
+	return ret;
+}
+
+/* The device's requester segments per size class, those with samples. */
+static int stellar_lat_put_sizes(struct sk_buff *skb,
+				 struct stellar_lat_dev *ld)
+{
+	struct stellar_lat_hist (*h)[__STELLAR_LAT_SIZE_MAX];
+	int cpu, seg, class, ret = -ENOMEM;
+	struct nlattr *nest;
+
+	h = kcalloc(STELLAR_LAT_REQ_SEGS, sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return ret;
+	for_each_possible_cpu(cpu) {
+		const struct stellar_lat_pcpu *p = per_cpu_ptr(ld->pcpu, cpu);
+
+		for (seg = 0; seg < STELLAR_LAT_REQ_SEGS; seg++)
+			for (class = 0; class < __STELLAR_LAT_SIZE_MAX; class++)
+				stellar_lat_hist_peek_add(&h[seg][class],
+							  &p->size[seg][class]);
+	}
+	ret = -EMSGSIZE;
+	for (seg = 0; seg < STELLAR_LAT_REQ_SEGS; seg++) {
+		for (class = 0; class < __STELLAR_LAT_SIZE_MAX; class++) {
+			if (!stellar_lat_count(h[seg][class].bucket,
+					       STELLAR_LAT_BUCKETS))
+				continue;
+			nest = nla_nest_start(skb, STELLAR_ATTR_LAT_SIZE);
+			if (!nest ||
+			    nla_put_u32(skb, STELLAR_LAT_ATTR_SEGMENT_ID, seg) ||
+			    nla_put_u32(skb, STELLAR_LAT_ATTR_SIZE_CLASS, class) ||
+			    stellar_lat_put_samples(skb, &h[seg][class]))
+				goto out;
+			nla_nest_end(skb, nest);
+		}
+	}
+	ret = 0;
+out:
+	kfree(h);
+	return ret;
 }
 
 static int stellar_lat_put_bursts(struct sk_buff *skb,
@@ -442,10 +530,11 @@ static int stellar_lat_put_bursts(struct sk_buff *skb,
  * stellar_lat_fill() - the body of a STELLAR_CMD_GET_LATENCY reply
  * @skb: the reply
  * @sdev: the device
- * @qp: a QP of @sdev (the caller checked who may see it), or NULL for the
- *	device's figures, microbursts and per-path RTT histograms
+ * @qp: a QP of @sdev (the caller checked who may see it): its segments;
+ *	or NULL for the device's segments, microbursts, per-path RTT
+ *	histograms and requester segments per message-size class
  *
- * Return: 0 or -EMSGSIZE.
+ * Return: 0, -ENOMEM or -EMSGSIZE.
  */
 int stellar_lat_fill(struct sk_buff *skb, struct stellar_dev *sdev,
 		     struct stellar_qp *qp)
@@ -474,7 +563,8 @@ int stellar_lat_fill(struct sk_buff *skb, struct stellar_dev *sdev,
 	ret = 0;
 	if (!qp)
 		ret = stellar_lat_put_bursts(skb, sdev->lat) ?:
-		      stellar_lat_put_paths(skb, sdev->lat, &h[0]);
+		      stellar_lat_put_paths(skb, sdev->lat) ?:
+		      stellar_lat_put_sizes(skb, sdev->lat);
 out:
 	kfree(h);
 	return ret;

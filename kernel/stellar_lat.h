@@ -9,10 +9,11 @@
  * (completion), and on the responder a request packet's arrival to its
  * handling (responder).  Each segment has a log2 histogram per QP (in the
  * QP's transport, updated under the mutex the path holds anyway) and per
- * device (per-CPU).  Per-WQE times live in the kernel's own per-slot
- * array, never in memory a process maps.  Spraying QPs also count
- * microbursts per path: an RTT more than latency_burst_us above the
- * path's minimum.
+ * device (per-CPU); the device keeps the requester's segments per
+ * message-size class too.  Per-WQE times live in the kernel's own
+ * per-slot array, never in memory a process maps.  Spraying QPs also
+ * count microbursts per path: an RTT more than latency_burst_us above
+ * the path's minimum.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -65,9 +66,17 @@ struct stellar_qp_lat {
 	struct stellar_lat_slot slot[];
 };
 
-/* Per-CPU histograms of a device. */
+/* The requester's segments, which the device also keeps per size class. */
+#define STELLAR_LAT_REQ_SEGS	STELLAR_LAT_SEG_RESPONDER
+
+/**
+ * struct stellar_lat_pcpu - per-CPU histograms of a device
+ * @seg: per segment
+ * @size: per requester segment and message-size class
+ */
 struct stellar_lat_pcpu {
 	struct stellar_lat_hist seg[__STELLAR_LAT_SEG_MAX];
+	struct stellar_lat_hist size[STELLAR_LAT_REQ_SEGS][__STELLAR_LAT_SIZE_MAX];
 };
 
 /**

@@ -41,6 +41,18 @@ u64 stellar_lat_bucket_lower_ns(u32 b)
 	return 1ULL << (STELLAR_LAT_MIN_SHIFT + b - 1);
 }
 
+u32 stellar_lat_size_class(u64 bytes)
+{
+	static const u64 bound[__STELLAR_LAT_SIZE_MAX] =
+		STELLAR_LAT_SIZE_BOUNDS_INIT;
+	u32 c;
+
+	for (c = 0; c < __STELLAR_LAT_SIZE_MAX - 1; c++)
+		if (bytes <= bound[c])
+			break;
+	return c;
+}
+
 void stellar_lat_hist_add(struct stellar_lat_hist *h, u64 ns)
 {
 	h->bucket[stellar_lat_bucket(ns)]++;

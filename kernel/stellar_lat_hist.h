@@ -40,6 +40,9 @@ u64 stellar_lat_bucket_upper_ns(u32 b);
 /* The inclusive lower bound of bucket @b in ns. */
 u64 stellar_lat_bucket_lower_ns(u32 b);
 
+/* The enum stellar_lat_size class of a work request of @bytes bytes. */
+u32 stellar_lat_size_class(u64 bytes);
+
 /* Count a sample of @ns nanoseconds into @h. */
 void stellar_lat_hist_add(struct stellar_lat_hist *h, u64 ns);
 

@@ -72,6 +72,8 @@ enum stellar_genl_attr {
 	/* Congestion control (GET_DEV, SET_DEV, GET_PARAMS). */
 	STELLAR_ATTR_CC,		/* u32: enum stellar_cc_mode */
 	STELLAR_ATTR_CC_MAX_RATE,	/* u32: line rate, Mb/s (0: 10000) */
+	/* GET_LATENCY of a device: a requester segment of one size class. */
+	STELLAR_ATTR_LAT_SIZE,		/* nest of STELLAR_LAT_ATTR_*, repeated */
 	__STELLAR_ATTR_MAX,
 };
 #define STELLAR_ATTR_MAX (__STELLAR_ATTR_MAX - 1)
@@ -291,10 +293,36 @@ enum stellar_lat_seg {
 }
 
 /*
+ * Message-size classes (STELLAR_LAT_ATTR_SIZE_CLASS): a work request's
+ * bytes (a READ's: the bytes read) up to the class's bound, above the
+ * previous class's.  The requester's segments (queue, network,
+ * completion) of a device are also kept per class.
+ */
+enum stellar_lat_size {
+	STELLAR_LAT_SIZE_256,		/* 0 .. 256 bytes */
+	STELLAR_LAT_SIZE_4K,		/* .. 4 KiB */
+	STELLAR_LAT_SIZE_64K,		/* .. 64 KiB */
+	STELLAR_LAT_SIZE_LARGE,		/* more */
+	__STELLAR_LAT_SIZE_MAX,
+};
+
+/* Upper bounds of the classes in bytes; 0: none. */
+#define STELLAR_LAT_SIZE_BOUNDS_INIT { 256, 4096, 65536, 0 }
+
+#define STELLAR_LAT_SIZE_NAMES_INIT {					\
+	[STELLAR_LAT_SIZE_256] = "256B",				\
+	[STELLAR_LAT_SIZE_4K] = "4KiB",					\
+	[STELLAR_LAT_SIZE_64K] = "64KiB",				\
+	[STELLAR_LAT_SIZE_LARGE] = "large",				\
+}
+
+/*
  * One segment's histogram, nested in STELLAR_ATTR_LAT_SEGMENT; or, in
- * STELLAR_ATTR_LAT_PATH, the RTT samples of spray path i of the device's
- * spraying QPs (with STELLAR_LAT_ATTR_PATH instead of the segment; only
- * paths with samples are listed).
+ * STELLAR_ATTR_LAT_SIZE, of one size class too (STELLAR_LAT_ATTR_SIZE_CLASS;
+ * only classes with samples are listed); or, in STELLAR_ATTR_LAT_PATH, the
+ * RTT samples of spray path i of the device's spraying QPs (with
+ * STELLAR_LAT_ATTR_PATH instead of the segment; only paths with samples
+ * are listed).
  */
 enum stellar_lat_attr {
 	STELLAR_LAT_ATTR_UNSPEC,
@@ -306,6 +334,7 @@ enum stellar_lat_attr {
 					 */
 	STELLAR_LAT_ATTR_PAD,
 	STELLAR_LAT_ATTR_PATH,		/* u32: path number (STELLAR_ATTR_LAT_PATH) */
+	STELLAR_LAT_ATTR_SIZE_CLASS,	/* u32: enum stellar_lat_size */
 	__STELLAR_LAT_ATTR_MAX,
 };
 #define STELLAR_LAT_ATTR_MAX (__STELLAR_LAT_ATTR_MAX - 1)

@@ -7,10 +7,11 @@
 #   - 500 RC SENDs each way (ibv_rc_pingpong, every send signaled) add
 #     exactly 500 samples on each host to the queue, network and
 #     completion histograms of the device, and at least 500 (one per
-#     request packet) to the responder's;
+#     request packet) to the responder's; the same 500 to those segments'
+#     4 KiB size class (the sends are 4096 bytes) and none to the others;
 #   - after ib_write_lat the network segment's p50 is above 0 and below
 #     1 s, its p99 not below its p50, and the queue segment counted at
-#     least the iterations;
+#     least the iterations, in its 256-byte class (64-byte writes);
 #   - while a pingpong runs, "stellar-tool top -n 2" in batch mode shows
 #     stellar0 with non-zero TX and RX MB/s on its second screen and, for
 #     root, the pingpong's QP; root reads the QP's histograms with
@@ -24,6 +25,8 @@
 #     pingpong counts microbursts on paths 0-3 (excess above 500 us) and
 #     fills RTT histograms of at least two paths, shown by stellar-tool
 #     latency and stellar-monitor;
+#   - stellar-monitor exports the size classes
+#     (stellar_latency_by_size_seconds, label size);
 #   - the cost: ib_write_bw and ib_write_lat with telemetry on and off,
 #     twice each, logged as "COST ..." lines with perftest's result line
 #     (columns: bytes, iterations, then BW peak/average MB/s or t_min,
@@ -53,12 +56,59 @@ seg_delta() {
 	echo $(($(seg_count "$1") - ${before[$1]}))
 }
 
+# size_count SEG CLASS: samples of segment SEG's size class CLASS.
+size_count() {
+	"$TOOL" -j latency --device stellar0 |
+		jq ".size_classes.$1[\"$2\"].count // 0"
+}
+
+SIZES="256B 4KiB 64KiB large"
 declare -A before
 snapshot() {
-	local s
+	local s c
 	for s in queue network completion responder; do
 		before[$s]=$(seg_count $s)
 	done
+	for s in queue network completion; do
+		for c in $SIZES; do
+			before[$s/$c]=$(size_count "$s" "$c")
+		done
+	done
+}
+
+# size_delta SEG CLASS: samples of a size class since the snapshot.
+size_delta() {
+	echo $(($(size_count "$1" "$2") - ${before[$1/$2]}))
+}
+
+# start_pingpong PORT SIZE: a pingpong that runs until killed ($pp),
+# ready when this returns.
+start_pingpong() {
+	local port=$1 size=$2
+
+	pp_log=$STELLAR_OUT/pp_$port.log
+	if [ "$STELLAR_ROLE" = a ]; then
+		stdbuf -oL ibv_rc_pingpong -d stellar0 -g "$g" -p "$port" -c \
+			-s "$size" -n 100000000 >"$pp_log" 2>&1 &
+		pp=$!
+		wait_for 20 tcp_listening "$port"
+		put_val "pp$port.ready" 1
+	else
+		get_val "pp$port.ready" >/dev/null
+		stdbuf -oL ibv_rc_pingpong -d stellar0 -g "$g" -p "$port" -c \
+			-s "$size" -n 100000000 "$(peer_ip 1)" >"$pp_log" 2>&1 &
+		pp=$!
+	fi
+}
+
+stop_pingpong() {
+	kill "$pp" 2>/dev/null || true
+	wait "$pp" 2>/dev/null || true
+}
+
+pp_qpn() {
+	rdma resource show qp | grep "comm ibv_rc_pingpong" |
+		grep " state RTS " | grep -oE 'lqpn [0-9]+' | awk '{ print $2 }'
 }
 
 log "device latency as read before any traffic"
@@ -77,6 +127,13 @@ done
 d=$(seg_delta responder)
 log "responder: $d new samples"
 [ "$d" -ge 500 ] || fail "responder: $d samples, fewer than the 500 requests"
+for s in queue network completion; do
+	for c in $SIZES; do
+		want=0
+		[ "$c" = 4KiB ] && want=500
+		assert_eq "$(size_delta "$s" "$c")" "$want" "$s/$c samples for 500 4096-byte sends"
+	done
+done
 barrier counted
 
 log "percentiles after ib_write_lat"
@@ -86,6 +143,8 @@ perftest_pair lat b stellar0 "$g" 18801 300 ib_write_lat -s 64 -n 2000
 sleep 1
 d=$(seg_delta queue)
 [ "$d" -ge 2000 ] || fail "queue: $d samples after 2000 ib_write_lat iterations"
+d=$(size_delta queue 256B)
+[ "$d" -ge 2000 ] || fail "queue/256B: $d samples after 2000 64-byte writes"
 "$TOOL" latency --device stellar0 | tee "$STELLAR_OUT/latency.txt"
 lat_json=$("$TOOL" -j latency --device stellar0)
 p50=$(echo "$lat_json" | jq '.segments.network.p50_ns')
@@ -101,23 +160,7 @@ grep -Eq '^ +[0-9.]+[mun]?s - [0-9.]+[mun]?s \|#+ +[0-9]+$' "$STELLAR_OUT/latenc
 barrier percentiles
 
 log "top and per-QP histograms while a pingpong runs"
-pp_log=$STELLAR_OUT/pp_long.log
-if [ "$STELLAR_ROLE" = a ]; then
-	stdbuf -oL ibv_rc_pingpong -d stellar0 -g "$g" -p 18802 -c -s 4096 -n 100000000 \
-		>"$pp_log" 2>&1 &
-	pp=$!
-	wait_for 20 tcp_listening 18802
-	put_val long.ready 1
-else
-	get_val long.ready >/dev/null
-	stdbuf -oL ibv_rc_pingpong -d stellar0 -g "$g" -p 18802 -c -s 4096 -n 100000000 \
-		"$(peer_ip 1)" >"$pp_log" 2>&1 &
-	pp=$!
-fi
-pp_qpn() {
-	rdma resource show qp | grep "comm ibv_rc_pingpong" |
-		grep " state RTS " | grep -oE 'lqpn [0-9]+' | awk '{ print $2 }'
-}
+start_pingpong 18802 4096
 wait_for 60 pp_qpn || fail "no pingpong QP in RTS: $(rdma resource show qp)"
 qpn=$(pp_qpn)
 log "pingpong QP $qpn"
@@ -164,8 +207,7 @@ assert_contains "$(cat /tmp/lat_nobody.err)" "need CAP_NET_ADMIN" "per-QP latenc
 $UNPRIV "$TOOL" -j latency --device stellar0 >/dev/null ||
 	fail "nobody cannot read the device's latency"
 barrier top-done
-kill "$pp" 2>/dev/null || true
-wait "$pp" 2>/dev/null || true
+stop_pingpong
 barrier killed
 
 log "latency_telemetry=0 stops the counting"
@@ -203,6 +245,9 @@ n_tool=$(seg_count network)
 log "network count: exporter $n_prom (+Inf bucket $inf), tool $n_tool"
 assert_eq "$n_prom" "$n_tool" "network _count and stellar-tool"
 assert_eq "$inf" "$n_prom" "+Inf bucket and _count"
+n_prom=$(grep '^stellar_latency_by_size_seconds_count{device="stellar0",segment="network",size="4096"}' "$scrape" |
+	awk '{ print $2 }')
+assert_eq "$n_prom" "$(size_count network 4KiB)" "network 4 KiB class: exporter and stellar-tool"
 barrier monitor-done
 
 log "microbursts: spraying QPs over a jittery link"

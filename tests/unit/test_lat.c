@@ -67,6 +67,26 @@ static void test_hist_add(void **state)
 	assert_int_equal(stellar_lat_count(h.bucket, STELLAR_LAT_BUCKETS), 4);
 }
 
+/* Each class holds its bound; the byte above it is the next class. */
+static void test_size_class_edges(void **state)
+{
+	static const u64 bound[__STELLAR_LAT_SIZE_MAX] =
+		STELLAR_LAT_SIZE_BOUNDS_INIT;
+	u32 c;
+
+	(void)state;
+	assert_int_equal(stellar_lat_size_class(0), STELLAR_LAT_SIZE_256);
+	assert_int_equal(stellar_lat_size_class(8), STELLAR_LAT_SIZE_256);
+	for (c = 0; c < __STELLAR_LAT_SIZE_MAX - 1; c++) {
+		assert_int_equal(stellar_lat_size_class(bound[c]), c);
+		assert_int_equal(stellar_lat_size_class(bound[c] + 1), c + 1);
+	}
+	assert_int_equal(stellar_lat_size_class(1ULL << 31),
+			 STELLAR_LAT_SIZE_LARGE);
+	assert_int_equal(stellar_lat_size_class(UINT64_MAX),
+			 STELLAR_LAT_SIZE_LARGE);
+}
+
 static void test_percentile_empty(void **state)
 {
 	u64 bucket[STELLAR_LAT_BUCKETS] = { 0 };
@@ -174,6 +194,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_hist_add),
+		cmocka_unit_test(test_size_class_edges),
 		cmocka_unit_test(test_percentile_empty),
 		cmocka_unit_test(test_percentile_one_bucket),
 		cmocka_unit_test(test_percentile_ranks),

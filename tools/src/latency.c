@@ -20,11 +20,18 @@
 #define BAR_WIDTH	40
 
 static const char *const seg_names[] = STELLAR_LAT_SEG_NAMES_INIT;
+static const char *const size_names[] = STELLAR_LAT_SIZE_NAMES_INIT;
 
 const char *stellar_lat_seg_name(unsigned int seg)
 {
 	return seg < __STELLAR_LAT_SEG_MAX && seg_names[seg] ? seg_names[seg]
 							      : "?";
+}
+
+const char *stellar_lat_size_name(unsigned int class)
+{
+	return class < __STELLAR_LAT_SIZE_MAX && size_names[class] ?
+	       size_names[class] : "?";
 }
 
 static int decode_buckets(struct nlattr *nest, struct stellar_lat_seg_info *s)
@@ -51,6 +58,7 @@ static struct nla_policy seg_policy[STELLAR_LAT_ATTR_MAX + 1] = {
 	[STELLAR_LAT_ATTR_COUNT] = { .type = NLA_U64 },
 	[STELLAR_LAT_ATTR_SUM_NS] = { .type = NLA_U64 },
 	[STELLAR_LAT_ATTR_BUCKETS] = { .type = NLA_NESTED },
+	[STELLAR_LAT_ATTR_SIZE_CLASS] = { .type = NLA_U32 },
 };
 
 /* The histogram of a nest into @s. */
@@ -93,6 +101,23 @@ static int decode_path_rtt(struct nlattr *nest, struct stellar_lat_info *info)
 		return 0;
 	info->path_index[info->nr_paths] = nla_get_u32(tb[STELLAR_LAT_ATTR_PATH]);
 	return decode_hist(tb, &info->path_rtt[info->nr_paths++]);
+}
+
+/* One STELLAR_ATTR_LAT_SIZE; segments or classes newer than the tool are skipped. */
+static int decode_size(struct nlattr *nest, struct stellar_lat_info *info)
+{
+	struct nlattr *tb[STELLAR_LAT_ATTR_MAX + 1];
+	uint32_t id, class;
+
+	if (nla_parse_nested(tb, STELLAR_LAT_ATTR_MAX, nest, seg_policy) ||
+	    !tb[STELLAR_LAT_ATTR_SEGMENT_ID] || !tb[STELLAR_LAT_ATTR_SIZE_CLASS])
+		return -EINVAL;
+	id = nla_get_u32(tb[STELLAR_LAT_ATTR_SEGMENT_ID]);
+	class = nla_get_u32(tb[STELLAR_LAT_ATTR_SIZE_CLASS]);
+	if (id >= __STELLAR_LAT_SEG_MAX || class >= __STELLAR_LAT_SIZE_MAX)
+		return 0;
+	info->has_size = true;
+	return decode_hist(tb, &info->size[id][class]);
 }
 
 static struct nla_policy burst_policy[STELLAR_BURST_ATTR_MAX + 1] = {
@@ -151,6 +176,8 @@ static int decode_top(struct nlattr *attr, struct stellar_lat_info *info)
 		return decode_burst(attr, info);
 	case STELLAR_ATTR_LAT_PATH:
 		return decode_path_rtt(attr, info);
+	case STELLAR_ATTR_LAT_SIZE:
+		return decode_size(attr, info);
 	default:
 		return 0;	/* newer than this tool */
 	}
@@ -236,6 +263,32 @@ static void print_seg_json(FILE *fp, const struct stellar_lat_seg_info *s)
 	fputs("]}", fp);
 }
 
+/* "size_classes": {"queue": {"256B": {...}, ...}, ...}, classes with samples. */
+static void print_sizes_json(FILE *fp, const struct stellar_lat_info *info)
+{
+	unsigned int seg, class;
+	bool first;
+
+	if (!info->has_size)
+		return;
+	fputs(",\"size_classes\":{", fp);
+	for (seg = 0; seg < STELLAR_LAT_SEG_RESPONDER; seg++) {
+		fprintf(fp, "%s\"%s\":{", seg ? "," : "",
+			stellar_lat_seg_name(seg));
+		first = true;
+		for (class = 0; class < __STELLAR_LAT_SIZE_MAX; class++) {
+			if (!info->size[seg][class].count)
+				continue;
+			fprintf(fp, "%s\"%s\":", first ? "" : ",",
+				stellar_lat_size_name(class));
+			print_seg_json(fp, &info->size[seg][class]);
+			first = false;
+		}
+		fputc('}', fp);
+	}
+	fputc('}', fp);
+}
+
 static void print_json(FILE *fp, const struct stellar_lat_info *info)
 {
 	uint32_t i;
@@ -264,12 +317,13 @@ static void print_json(FILE *fp, const struct stellar_lat_info *info)
 		}
 		fputs("],\"path_rtt\":[", fp);
 		for (i = 0; i < info->nr_paths; i++) {
-			fprintf(fp, "%s{\"path\":%u,\"histogram\":", i ? "," : "",
-				info->path_index[i]);
+			fprintf(fp, "%s{\"path\":%u,\"histogram\":",
+				i ? "," : "", info->path_index[i]);
 			print_seg_json(fp, &info->path_rtt[i]);
 			fputc('}', fp);
 		}
 		fputc(']', fp);
+		print_sizes_json(fp, info);
 	}
 	fputc('}', fp);
 }
@@ -324,55 +378,73 @@ static void print_histogram(FILE *fp, unsigned int seg,
 	}
 }
 
-static void print_text(FILE *fp, const struct stellar_lat_info *info,
-		       uint64_t now_ns)
+/* A table row: @name, then count, mean and the percentiles of @s. */
+static void print_row(FILE *fp, const char *name,
+		      const struct stellar_lat_seg_info *s)
 {
-	uint32_t i, k;
+	char mean[16], p[3][16];
+	uint32_t k;
 
-	fprintf(fp, "%s", info->dev_name);
-	if (info->has_qpn)
-		fprintf(fp, " QP %u", info->qpn);
-	fprintf(fp, ": latency telemetry %s\n",
-		info->enabled ? "on" : "off (latency_telemetry=0)");
-	fprintf(fp, "  %-11s %12s %10s %10s %10s %10s\n", "segment", "count",
-		"mean", pct_names[0], pct_names[1], pct_names[2]);
-	for (i = 0; i < __STELLAR_LAT_SEG_MAX; i++) {
-		const struct stellar_lat_seg_info *s = &info->seg[i];
-		char mean[16], p[3][16];
-
-		stellar_format_ns(s->count ? s->sum_ns / s->count : 0, mean,
-				  sizeof(mean));
-		for (k = 0; k < 3; k++)
-			stellar_format_ns(stellar_lat_seg_percentile(s,
-								     pct_ppm[k]),
-					  p[k], sizeof(p[k]));
-		if (!s->count)
-			fprintf(fp, "  %-11s %12d %10s %10s %10s %10s\n",
-				stellar_lat_seg_name(i), 0, "-", "-", "-", "-");
-		else
-			fprintf(fp, "  %-11s %12" PRIu64 " %10s %10s %10s %10s\n",
-				stellar_lat_seg_name(i), s->count, mean, p[0],
-				p[1], p[2]);
-	}
-	for (i = 0; i < __STELLAR_LAT_SEG_MAX; i++)
-		print_histogram(fp, i, &info->seg[i]);
-	if (info->has_qpn)
+	if (!s->count) {
+		fprintf(fp, "  %-17s %12d %10s %10s %10s %10s\n", name, 0, "-",
+			"-", "-", "-");
 		return;
-	if (info->nr_paths) {
-		fprintf(fp, "\nRTT per spray path:\n  %-4s %12s %10s %10s %10s\n",
-			"path", "samples", "p50", "p99", "p99.9");
-		for (i = 0; i < info->nr_paths; i++) {
-			char p[3][16];
-
-			for (k = 0; k < 3; k++)
-				stellar_format_ns(stellar_lat_seg_percentile(
-						&info->path_rtt[i], pct_ppm[k]),
-						  p[k], sizeof(p[k]));
-			fprintf(fp, "  %4u %12" PRIu64 " %10s %10s %10s\n",
-				info->path_index[i], info->path_rtt[i].count,
-				p[0], p[1], p[2]);
-		}
 	}
+	stellar_format_ns(s->sum_ns / s->count, mean, sizeof(mean));
+	for (k = 0; k < 3; k++)
+		stellar_format_ns(stellar_lat_seg_percentile(s, pct_ppm[k]),
+				  p[k], sizeof(p[k]));
+	fprintf(fp, "  %-17s %12" PRIu64 " %10s %10s %10s %10s\n", name,
+		s->count, mean, p[0], p[1], p[2]);
+}
+
+static void print_header(FILE *fp, const char *first)
+{
+	fprintf(fp, "  %-17s %12s %10s %10s %10s %10s\n", first, "count",
+		"mean", pct_names[0], pct_names[1], pct_names[2]);
+}
+
+/* The requester's segments by message size, the classes with samples. */
+static void print_sizes(FILE *fp, const struct stellar_lat_info *info)
+{
+	unsigned int seg, class;
+	char name[32];
+
+	if (!info->has_size)
+		return;
+	fputs("\nby message size (bytes up to):\n", fp);
+	print_header(fp, "segment/size");
+	for (seg = 0; seg < STELLAR_LAT_SEG_RESPONDER; seg++)
+		for (class = 0; class < __STELLAR_LAT_SIZE_MAX; class++) {
+			if (!info->size[seg][class].count)
+				continue;
+			snprintf(name, sizeof(name), "%s/%s",
+				 stellar_lat_seg_name(seg),
+				 stellar_lat_size_name(class));
+			print_row(fp, name, &info->size[seg][class]);
+		}
+}
+
+static void print_paths(FILE *fp, const struct stellar_lat_info *info)
+{
+	char name[16];
+	uint32_t i;
+
+	if (!info->nr_paths)
+		return;
+	fputs("\nRTT per spray path:\n", fp);
+	print_header(fp, "path");
+	for (i = 0; i < info->nr_paths; i++) {
+		snprintf(name, sizeof(name), "%u", info->path_index[i]);
+		print_row(fp, name, &info->path_rtt[i]);
+	}
+}
+
+static void print_bursts(FILE *fp, const struct stellar_lat_info *info,
+			 uint64_t now_ns)
+{
+	uint32_t i;
+
 	fprintf(fp, "\nmicrobursts (RTT > path minimum + %u us):", info->burst_us);
 	if (!info->nr_bursts) {
 		fputs(" none\n", fp);
@@ -388,6 +460,28 @@ static void print_text(FILE *fp, const struct stellar_lat_info *info,
 		fprintf(fp, "  path %2u: %" PRIu64 " bursts, largest +%u us, last %s ago\n",
 			b->path, b->count, b->max_us, ago);
 	}
+}
+
+static void print_text(FILE *fp, const struct stellar_lat_info *info,
+		       uint64_t now_ns)
+{
+	uint32_t i;
+
+	fprintf(fp, "%s", info->dev_name);
+	if (info->has_qpn)
+		fprintf(fp, " QP %u", info->qpn);
+	fprintf(fp, ": latency telemetry %s\n",
+		info->enabled ? "on" : "off (latency_telemetry=0)");
+	print_header(fp, "segment");
+	for (i = 0; i < __STELLAR_LAT_SEG_MAX; i++)
+		print_row(fp, stellar_lat_seg_name(i), &info->seg[i]);
+	for (i = 0; i < __STELLAR_LAT_SEG_MAX; i++)
+		print_histogram(fp, i, &info->seg[i]);
+	if (info->has_qpn)
+		return;
+	print_sizes(fp, info);
+	print_paths(fp, info);
+	print_bursts(fp, info, now_ns);
 }
 
 void stellar_print_latency(FILE *fp, const struct stellar_lat_info *info,

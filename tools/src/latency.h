@@ -48,10 +48,16 @@ struct stellar_lat_info {
 	uint32_t nr_paths;	/* spray paths with RTT samples */
 	uint32_t path_index[STELLAR_TOOL_MAX_BURST_PATHS];
 	struct stellar_lat_seg_info path_rtt[STELLAR_TOOL_MAX_BURST_PATHS];
+	/* A device's requester segments per message-size class. */
+	bool has_size;
+	struct stellar_lat_seg_info size[__STELLAR_LAT_SEG_MAX]
+					[__STELLAR_LAT_SIZE_MAX];
 };
 
 /* "queue", "network", ...; "?" for an unknown number. */
 const char *stellar_lat_seg_name(unsigned int seg);
+/* "256B", "4KiB", ...; "?" for an unknown number. */
+const char *stellar_lat_size_name(unsigned int class);
 
 int stellar_decode_latency(struct nl_msg *msg, struct stellar_lat_info *info);
 

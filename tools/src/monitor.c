@@ -39,7 +39,8 @@ enum {
 	F_PVDMA_MEMLOCK_ERR, F_PVDMA_ODP_INVAL,
 	F_EMTT_ENTRIES, F_EMTT_HITS, F_EMTT_MISSES, F_EMTT_FILLS,
 	F_EMTT_EVICTIONS, F_EMTT_INVALIDATIONS,
-	F_PATH_SRTT, F_LATENCY, F_PATH_RTT, F_PATH_BURSTS, F_READ_ERRORS,
+	F_PATH_SRTT, F_LATENCY, F_LATENCY_SIZE, F_PATH_RTT, F_PATH_BURSTS,
+	F_READ_ERRORS,
 	F_NR
 };
 
@@ -153,6 +154,9 @@ const struct mon_family mon_families[F_NR] = {
 	    "Smoothed RTT of a spray path, mean over the QPs using it."),
 	FAM(F_LATENCY, "latency_seconds", MON_HISTOGRAM, MON_LATENCY, "segment",
 	    "Time of each segment of a work request: queue (doorbell to first packet), network (first packet to ACK or last response), completion (ACK to CQE), responder (request arrival to handling)."),
+	FAM(F_LATENCY_SIZE, "latency_by_size_seconds", MON_HISTOGRAM,
+	    MON_LATENCY, "segment",
+	    "The requester's segments (queue, network, completion) by message size: size is the class's upper bound in bytes (256, 4096, 65536) or +Inf."),
 	FAM(F_PATH_RTT, "path_rtt_seconds", MON_HISTOGRAM, MON_LATENCY, NULL,
 	    "RTT samples of a spray path (spraying QPs in extended mode)."),
 	FAM(F_PATH_BURSTS, "path_bursts_total", C, MON_LATENCY, NULL,
@@ -167,6 +171,7 @@ const unsigned int mon_family_read_errors = F_READ_ERRORS;
 const unsigned int mon_family_latency = F_LATENCY;
 const unsigned int mon_family_path_bursts = F_PATH_BURSTS;
 const unsigned int mon_family_path_rtt = F_PATH_RTT;
+const unsigned int mon_family_latency_size = F_LATENCY_SIZE;
 
 #define CTR(file, fam)		{ file, fam, NULL, false }
 #define LBL(file, fam, v)	{ file, fam, v, false }
@@ -609,6 +614,8 @@ static void format_labels(FILE *fp, const struct mon_sample *s)
 		fprintf(fp, ",path=\"%d\"", s->path);
 	if (f->label && s->label_value)
 		fprintf(fp, ",%s=\"%s\"", f->label, s->label_value);
+	if (s->size)
+		fprintf(fp, ",size=\"%s\"", s->size);
 	if (s->le[0])
 		fprintf(fp, ",le=\"%s\"", s->le);
 	fputc('}', fp);
@@ -696,6 +703,8 @@ void mon_format_json(FILE *fp, const struct mon_snapshot *snap,
 			fprintf(fp, ",\"path\":\"%d\"", s->path);
 		if (f->label && s->label_value)
 			fprintf(fp, ",\"%s\":\"%s\"", f->label, s->label_value);
+		if (s->size)
+			fprintf(fp, ",\"size\":\"%s\"", s->size);
 		if (s->le[0])
 			fprintf(fp, ",\"le\":\"%s\"", s->le);
 		fputs("},\"value\":", fp);

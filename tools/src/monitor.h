@@ -54,6 +54,7 @@ extern const unsigned int mon_family_read_errors;
 extern const unsigned int mon_family_latency;
 extern const unsigned int mon_family_path_bursts;
 extern const unsigned int mon_family_path_rtt;
+extern const unsigned int mon_family_latency_size;
 
 /* Device and port names are bounded; so is the number of samples. */
 #define MON_NAME_LEN	64
@@ -63,6 +64,7 @@ extern const unsigned int mon_family_path_rtt;
 struct mon_sample {
 	unsigned int family;
 	const char *label_value;	/* the family's extra label, or NULL */
+	const char *size;		/* message-size class label, or NULL */
 	char device[MON_NAME_LEN];
 	unsigned int port;		/* 0: device-wide */
 	int path;			/* -1: none */

@@ -48,6 +48,39 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * The requester's segments of @dev by message size, one histogram per
+ * segment and class with samples.  Return: 0, or -1 when @snap is full.
+ */
+static int add_size_histograms(struct mon_snapshot *snap, const char *dev,
+			       const struct stellar_lat_info *lat)
+{
+	static const char *const bound[__STELLAR_LAT_SIZE_MAX] = {
+		"256", "4096", "65536", "+Inf"
+	};
+	unsigned int seg, class;
+	size_t first, i;
+
+	for (seg = 0; seg < STELLAR_LAT_SEG_RESPONDER; seg++)
+		for (class = 0; class < __STELLAR_LAT_SIZE_MAX; class++) {
+			if (!lat->size[seg][class].count)
+				continue;
+			first = snap->nr;
+			if (mon_add_histogram(snap, mon_family_latency_size, dev,
+					      stellar_lat_seg_name(seg), -1,
+					      (seg * __STELLAR_LAT_SIZE_MAX + class) *
+					      (STELLAR_LAT_BUCKETS + 2),
+					      lat->size[seg][class].bucket,
+					      STELLAR_LAT_BUCKETS,
+					      STELLAR_LAT_MIN_SHIFT,
+					      lat->size[seg][class].sum_ns))
+				return -1;
+			for (i = first; i < snap->nr; i++)
+				snap->samples[i].size = bound[class];
+		}
+	return 0;
+}
+
 /* The latency histograms and microbursts of one device. */
 static void collect_device_latency(struct stellar_nl *nl, const char *dev,
 				   struct mon_snapshot *snap)
@@ -68,6 +101,8 @@ static void collect_device_latency(struct stellar_nl *nl, const char *dev,
 				      STELLAR_LAT_MIN_SHIFT,
 				      lat.seg[seg].sum_ns))
 			return;
+	if (add_size_histograms(snap, dev, &lat))
+		return;
 	for (b = 0; b < lat.nr_paths; b++)
 		if (mon_add_histogram(snap, mon_family_path_rtt, dev, NULL,
 				      (int)lat.path_index[b], 0,

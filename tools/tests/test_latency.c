@@ -44,11 +44,36 @@ static void put_seg(struct nl_msg *msg, uint32_t seg, uint32_t bucket,
 	nla_nest_end(msg, nest);
 }
 
-/* stellar0: every segment's @n samples in bucket 5 + segment. */
+/* @n samples in @bucket of segment @seg's size class @class. */
+static void put_size(struct nl_msg *msg, uint32_t seg, uint32_t class,
+		     uint32_t bucket, uint64_t n)
+{
+	struct nlattr *nest = nla_nest_start(msg, STELLAR_ATTR_LAT_SIZE);
+	struct nlattr *b;
+
+	assert_non_null(nest);
+	assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_SEGMENT_ID, seg), 0);
+	assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_SIZE_CLASS, class),
+			 0);
+	assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_COUNT, n), 0);
+	assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_SUM_NS,
+				     n * (3ULL << (8 + bucket))), 0);
+	b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
+	assert_non_null(b);
+	assert_int_equal(nla_put_u64(msg, bucket + 1, n), 0);
+	nla_nest_end(msg, b);
+	nla_nest_end(msg, nest);
+}
+
+/*
+ * stellar0: every segment's @n samples in bucket 5 + segment; for the
+ * device also a microburst, path 2's RTTs and the network segment of two
+ * size classes.
+ */
 static struct nl_msg *lat_reply(uint64_t n, bool qp)
 {
 	struct nl_msg *msg = nlmsg_alloc_size(65536);
-	struct nlattr *nest;
+	struct nlattr *nest, *b;
 	uint32_t seg;
 
 	assert_non_null(msg);
@@ -74,13 +99,18 @@ static struct nl_msg *lat_reply(uint64_t n, bool qp)
 		assert_int_equal(nla_put_u32(msg, STELLAR_BURST_ATTR_MAX_US, 900),
 				 0);
 		nla_nest_end(msg, nest);
+		put_size(msg, STELLAR_LAT_SEG_NETWORK, STELLAR_LAT_SIZE_256, 4,
+			 60);
+		put_size(msg, STELLAR_LAT_SEG_NETWORK, STELLAR_LAT_SIZE_LARGE, 8,
+			 40);
+		/* a class from a newer kernel is skipped */
+		put_size(msg, STELLAR_LAT_SEG_NETWORK, 99, 1, 1);
 		nest = nla_nest_start(msg, STELLAR_ATTR_LAT_PATH);
 		assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_PATH, 2), 0);
 		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_COUNT, 9), 0);
 		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_SUM_NS, 9000),
 				 0);
-		struct nlattr *b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
-
+		b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
 		assert_int_equal(nla_put_u64(msg, 1, 9), 0);
 		nla_nest_end(msg, b);
 		nla_nest_end(msg, nest);
@@ -110,6 +140,13 @@ static void test_decode(void **state)
 	assert_int_equal(info.path_index[0], 2);
 	assert_int_equal(info.path_rtt[0].count, 9);
 	assert_int_equal(info.path_rtt[0].bucket[0], 9);
+	assert_true(info.has_size);
+	assert_int_equal(info.size[STELLAR_LAT_SEG_NETWORK]
+				  [STELLAR_LAT_SIZE_256].count, 60);
+	assert_int_equal(info.size[STELLAR_LAT_SEG_NETWORK]
+				  [STELLAR_LAT_SIZE_LARGE].bucket[8], 40);
+	assert_int_equal(info.size[STELLAR_LAT_SEG_QUEUE]
+				  [STELLAR_LAT_SIZE_256].count, 0);
 	/* bucket 6: [32768, 65536) ns; the median is half way */
 	assert_int_equal(stellar_lat_seg_percentile(
 				 &info.seg[STELLAR_LAT_SEG_NETWORK], 500000),
@@ -161,18 +198,24 @@ static void test_print(void **state)
 	if (getenv("SHOW"))
 		fputs(text, stderr);
 	assert_non_null(strstr(text, "stellar0: latency telemetry on\n"));
-	assert_non_null(strstr(text, "  network              100     49.2us     49.2us     65.2us     65.5us\n"));
+	assert_non_null(strstr(text, "  network                    100     49.2us     49.2us     65.2us     65.5us\n"));
 	assert_non_null(strstr(text, "\nnetwork (100 samples):\n"));
 	assert_non_null(strstr(text, "      32.8us - 65.5us |######################################## 100\n"));
 	assert_non_null(strstr(text, "  path  3: 7 bursts, largest +900 us, last 2.00s ago\n"));
 	assert_non_null(strstr(text, "\nRTT per spray path:\n"));
-	assert_non_null(strstr(text, "     2            9      568ns      1.0us      1.0us\n"));
+	assert_non_null(strstr(text, "  2                            9      1.0us      568ns      1.0us      1.0us\n"));
+	assert_non_null(strstr(text, "\nby message size (bytes up to):\n"));
+	assert_non_null(strstr(text, "  network/256B                60     12.3us     12.3us     16.4us     16.4us\n"));
+	assert_non_null(strstr(text, "  network/large               40    196.6us    196.6us    262.1us    262.1us\n"));
+	assert_null(strstr(text, "queue/256B"));
 	free(text);
 	text = render_latency(&info, true);
 	assert_non_null(strstr(text, "\"network\":{\"count\":100,"));
 	assert_non_null(strstr(text, "\"p50_ns\":49152,"));
 	assert_non_null(strstr(text, "\"microbursts\":[{\"path\":3,\"count\":7,"));
 	assert_non_null(strstr(text, "\"path_rtt\":[{\"path\":2,\"histogram\":{\"count\":9,"));
+	assert_non_null(strstr(text, "\"size_classes\":{\"queue\":{},\"network\":{\"256B\":{\"count\":60,"));
+	assert_non_null(strstr(text, "\"large\":{\"count\":40,"));
 	free(text);
 	nlmsg_free(msg);
 	msg = lat_reply(0, true);
@@ -180,8 +223,13 @@ static void test_print(void **state)
 	assert_true(info.has_qpn);
 	text = render_latency(&info, false);
 	assert_non_null(strstr(text, "stellar0 QP 17: latency telemetry on\n"));
-	assert_non_null(strstr(text, "  network                0          -          -"));
+	assert_non_null(strstr(text, "  network                      0          -          -"));
 	assert_null(strstr(text, "microbursts"));
+	assert_null(strstr(text, "by message size"));
+	free(text);
+	text = render_latency(&info, true);
+	assert_non_null(strstr(text, "\"qpn\":17,"));
+	assert_null(strstr(text, "size_classes"));
 	free(text);
 	nlmsg_free(msg);
 }
