@@ -591,11 +591,10 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 	if (t->sent_us > xp->rack_xmit_us && !stellar_comp_spurious(xp, t, now))
 		xp->rack_xmit_us = t->sent_us;
 	/* An ECN echo counts only where an RTT does: one known copy. */
-	if (xp->spraying) {
+	if (xp->spraying)
 		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us,
 				    rtt_us && xp->ack_ecn, now);
-		stellar_lat_path_rtt(xp, t->path, rtt_us, now);
-	}
+	stellar_lat_path_rtt(xp, t->path, rtt_us, now);
 	return true;
 }
 
@@ -1081,10 +1080,9 @@ static void stellar_comp_rd_answered(struct stellar_qp_xport *xp, u32 psn)
 		rtt_us = min_t(u64, now - t->sent_us, U32_MAX);
 		stellar_comp_rtt(xp, rtt_us, now);
 	}
-	if (xp->spraying) {
+	if (xp->spraying)
 		stellar_spray_acked(&xp->rc->spray, t->path, rtt_us, false, now);
-		stellar_lat_path_rtt(xp, t->path, rtt_us, now);
-	}
+	stellar_lat_path_rtt(xp, t->path, rtt_us, now);
 }
 
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,

@@ -77,7 +77,34 @@ struct stellar_qp_lat *stellar_lat_qp_alloc(u32 entries)
 
 void stellar_lat_qp_free(struct stellar_qp_lat *lat)
 {
+	if (!lat)
+		return;
+	/* No reader left: they hold a reference to the QP. */
+	kvfree(rcu_dereference_protected(lat->paths, true));
 	kvfree(lat);
+}
+
+/*
+ * Give the QP @nr_paths path histograms (process context, req_mutex
+ * held): the ones it has if the number is the same, else new ones; none
+ * for 0 or if there is no memory for them (the device's still count).
+ */
+static void stellar_lat_size_paths(struct stellar_qp_xport *xp, u32 nr_paths)
+{
+	struct stellar_qp_lat *lat = xp->lat;
+	struct stellar_lat_paths *old, *paths;
+
+	old = rcu_dereference_protected(lat->paths,
+					lockdep_is_held(&xp->req_mutex));
+	if (old ? old->nr == nr_paths : !nr_paths)
+		return;
+	paths = nr_paths ? kvzalloc(struct_size(paths, hist, nr_paths),
+				    STELLAR_GFP_USER) : NULL;
+	if (paths)
+		paths->nr = nr_paths;
+	rcu_assign_pointer(lat->paths, paths);
+	if (old)
+		kvfree_rcu(old, rcu);
 }
 
 static struct stellar_lat_slot *stellar_lat_slot(struct stellar_qp_lat *lat,
@@ -153,9 +180,10 @@ void stellar_lat_doorbell(struct stellar_qp_xport *xp)
 
 /**
  * stellar_lat_req_reset() - the requester starts from the ring's consumer
- * @xp: the transport, req_mutex held (QP entering RTS)
+ * @xp: the transport, req_mutex held (QP entering RTS; process context)
+ * @nr_paths: the paths the QP sends on from now on
  */
-void stellar_lat_req_reset(struct stellar_qp_xport *xp)
+void stellar_lat_req_reset(struct stellar_qp_xport *xp, u32 nr_paths)
 {
 	struct stellar_qp *qp = xp->qp;
 	u32 from = READ_ONCE(qp->sq_consumer);
@@ -166,6 +194,20 @@ void stellar_lat_req_reset(struct stellar_qp_xport *xp)
 	    producer - from <= xp->lat->entries)
 		from = producer;
 	atomic_set(&xp->lat->stamped, from);
+	xp->lat->resent_ns = 0;
+	stellar_lat_size_paths(xp, nr_paths);
+}
+
+/**
+ * stellar_lat_resent() - the requester goes back to resend
+ * @xp: the transport, req_mutex held
+ *
+ * The WQEs sent so far may be sent again: their network times are no RTT
+ * samples.
+ */
+void stellar_lat_resent(struct stellar_qp_xport *xp)
+{
+	xp->lat->resent_ns = ktime_get_ns();
 }
 
 /**
@@ -223,12 +265,13 @@ void stellar_lat_sent(struct stellar_qp_xport *xp, u32 index)
  * @ok: successfully (a failed WQE gives no samples)
  *
  * For RC, the network segment: from its first packet to the ACK or
- * response that finished it.
+ * response that finished it; without the wire extensions, for a WQE of
+ * one packet sent once, also an RTT sample of path 0.
  */
 void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 {
 	struct stellar_lat_slot *slot = stellar_lat_slot(xp->lat, index);
-	u64 now;
+	u64 now, ns;
 
 	if (!slot->posted_ns || slot->done_ns)
 		return;
@@ -238,10 +281,16 @@ void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 	}
 	now = ktime_get_ns();
 	slot->done_ns = now;
-	if (slot->sent_ns && xp->qp->ibqp.qp_type == IB_QPT_RC)
-		stellar_lat_record_req(xp, STELLAR_LAT_SEG_NETWORK, index,
-				       now > slot->sent_ns ?
-				       now - slot->sent_ns : 0);
+	if (!slot->sent_ns || xp->qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	ns = now > slot->sent_ns ? now - slot->sent_ns : 0;
+	stellar_lat_record_req(xp, STELLAR_LAT_SEG_NETWORK, index, ns);
+	/* With the extensions, every packet gives an RTT sample instead. */
+	if (!xp->x_on && stellar_swqe_at(xp, index)->npkts == 1 &&
+	    slot->sent_ns > xp->lat->resent_ns && ns >= NSEC_PER_USEC)
+		stellar_lat_path_rtt(xp, 0, min_t(u64, ns / NSEC_PER_USEC,
+						  U32_MAX),
+				     now / NSEC_PER_USEC);
 }
 
 /**
@@ -302,12 +351,14 @@ void stellar_lat_rx_done(struct stellar_qp_xport *xp, u64 arrived_ns)
  * @rtt_us: the sample
  * @now_us: when it was taken
  *
- * The sample goes into path @path's RTT histogram of the device; one more
- * than latency_burst_us above the path's minimum is a microburst there.
+ * The sample goes into path @path's RTT histograms of the QP and of the
+ * device; one more than latency_burst_us above the path's minimum is a
+ * microburst there.
  */
 void stellar_lat_path_rtt(struct stellar_qp_xport *xp, u32 path, u32 rtt_us,
 			  u64 now_us)
 {
+	struct stellar_lat_paths *qp_paths;
 	struct stellar_lat_path *p;
 	struct stellar_lat_burst *b;
 	u64 rtt_ns = (u64)rtt_us * NSEC_PER_USEC;
@@ -316,6 +367,10 @@ void stellar_lat_path_rtt(struct stellar_qp_xport *xp, u32 path, u32 rtt_us,
 	if (!stellar_lat_enabled() || path >= STELLAR_SPRAY_MAX_PATHS ||
 	    !rtt_us)
 		return;
+	qp_paths = rcu_dereference_protected(xp->lat->paths,
+					     lockdep_is_held(&xp->req_mutex));
+	if (qp_paths && path < qp_paths->nr)
+		stellar_lat_hist_add(&qp_paths->hist[path], rtt_ns);
 	p = &xp->sdev->lat->path[path];
 	atomic64_inc(&p->bucket[stellar_lat_bucket(rtt_ns)]);
 	atomic64_add(rtt_ns, &p->sum_ns);
@@ -458,6 +513,30 @@ static int stellar_lat_put_paths(struct sk_buff *skb,
 	return ret;
 }
 
+/* A QP's RTT histograms per path, read under RCU. */
+static int stellar_lat_put_qp_paths(struct sk_buff *skb,
+				    const struct stellar_qp_lat *lat)
+{
+	const struct stellar_lat_paths *paths;
+	struct stellar_lat_hist *h;
+	u32 nr = 0, path;
+	int ret;
+
+	h = kvcalloc(STELLAR_SPRAY_MAX_PATHS, sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	rcu_read_lock();
+	paths = rcu_dereference(lat->paths);
+	if (paths)
+		nr = min_t(u32, paths->nr, STELLAR_SPRAY_MAX_PATHS);
+	for (path = 0; path < nr; path++)
+		stellar_lat_hist_peek_add(&h[path], &paths->hist[path]);
+	rcu_read_unlock();
+	ret = stellar_lat_put_path_hists(skb, h, nr);
+	kvfree(h);
+	return ret;
+}
+
 /* The device's requester segments per size class, those with samples. */
 static int stellar_lat_put_sizes(struct sk_buff *skb,
 				 struct stellar_lat_dev *ld)
@@ -530,9 +609,10 @@ static int stellar_lat_put_bursts(struct sk_buff *skb,
  * stellar_lat_fill() - the body of a STELLAR_CMD_GET_LATENCY reply
  * @skb: the reply
  * @sdev: the device
- * @qp: a QP of @sdev (the caller checked who may see it): its segments;
- *	or NULL for the device's segments, microbursts, per-path RTT
- *	histograms and requester segments per message-size class
+ * @qp: a QP of @sdev (the caller checked who may see it): its segments
+ *	and per-path RTT histograms; or NULL for the device's segments,
+ *	microbursts, per-path RTT histograms and requester segments per
+ *	message-size class
  *
  * Return: 0, -ENOMEM or -EMSGSIZE.
  */
@@ -560,8 +640,9 @@ int stellar_lat_fill(struct sk_buff *skb, struct stellar_dev *sdev,
 		if (stellar_lat_put_hist(skb, STELLAR_ATTR_LAT_SEGMENT, seg,
 					 &h[seg]))
 			goto out;
-	ret = 0;
-	if (!qp)
+	if (qp)
+		ret = stellar_lat_put_qp_paths(skb, qp->xport->lat);
+	else
 		ret = stellar_lat_put_bursts(skb, sdev->lat) ?:
 		      stellar_lat_put_paths(skb, sdev->lat) ?:
 		      stellar_lat_put_sizes(skb, sdev->lat);

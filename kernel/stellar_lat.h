@@ -11,9 +11,12 @@
  * QP's transport, updated under the mutex the path holds anyway) and per
  * device (per-CPU); the device keeps the requester's segments per
  * message-size class too.  Per-WQE times live in the kernel's own
- * per-slot array, never in memory a process maps.  Spraying QPs also
- * count microbursts per path: an RTT more than latency_burst_us above
- * the path's minimum.
+ * per-slot array, never in memory a process maps.  RTT samples go into
+ * histograms per path (of the device, and of the QP), and one more than
+ * latency_burst_us above the path's minimum is a microburst.  A QP that
+ * does not spray has one path, 0; without the wire extensions its
+ * samples are the network times of single-packet work requests that
+ * were sent once.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -52,15 +55,33 @@ struct stellar_lat_slot {
 };
 
 /**
+ * struct stellar_lat_paths - RTT histograms of a QP's paths
+ * @rcu: freed after a grace period (readers take no lock)
+ * @nr: paths
+ * @hist: per path, under req_mutex
+ */
+struct stellar_lat_paths {
+	struct rcu_head rcu;
+	u32 nr;
+	struct stellar_lat_hist hist[];
+};
+
+/**
  * struct stellar_qp_lat - latency telemetry of one QP
  * @seg: histogram per segment: the requester's under req_mutex, the
  *	responder's under resp_mutex; read without locks
+ * @paths: RTT per path, sized when the QP enters RTS (NULL: none);
+ *	replaced under req_mutex, read under RCU
+ * @resent_ns: when the requester last went back to resend: WQEs first
+ *	sent before it give no RTT sample (Karn)
  * @stamped: ring index up to which doorbells stamped @slot
  * @entries: slots (the send queue's entries, a power of 2)
  * @slot: per send queue slot
  */
 struct stellar_qp_lat {
 	struct stellar_lat_hist seg[__STELLAR_LAT_SEG_MAX];
+	struct stellar_lat_paths __rcu *paths;
+	u64 resent_ns;
 	atomic_t stamped;
 	u32 entries;
 	struct stellar_lat_slot slot[];
@@ -121,7 +142,8 @@ void stellar_lat_qp_free(struct stellar_qp_lat *lat);
 
 /* Data path hooks (see stellar_lat.c for the context of each). */
 void stellar_lat_doorbell(struct stellar_qp_xport *xp);
-void stellar_lat_req_reset(struct stellar_qp_xport *xp);
+void stellar_lat_req_reset(struct stellar_qp_xport *xp, u32 nr_paths);
+void stellar_lat_resent(struct stellar_qp_xport *xp);
 void stellar_lat_fetched(struct stellar_qp_xport *xp, u32 index);
 void stellar_lat_sent(struct stellar_qp_xport *xp, u32 index);
 void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok);

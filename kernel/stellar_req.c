@@ -92,7 +92,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->reo_shift = 0;
 	xp->gsi_paths = qp->ibqp.qp_type == IB_QPT_GSI ?
 			stellar_qp_spray_paths(qp) : 1;
-	stellar_lat_req_reset(xp);
+	stellar_lat_req_reset(xp, xp->rc ? stellar_qp_spray_paths(qp) : 0);
 	if (!xp->rc)
 		return;
 	memset(xp->rc->txp, 0, sizeof(xp->rc->txp));
@@ -116,6 +116,7 @@ void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn)
 {
 	u32 index;
 
+	stellar_lat_resent(xp);
 	for (index = READ_ONCE(xp->qp->sq_consumer);
 	     stellar_index_before(index, xp->next_new); index++) {
 		struct stellar_swqe *s = stellar_swqe_at(xp, index);

@@ -320,9 +320,10 @@ enum stellar_lat_size {
  * One segment's histogram, nested in STELLAR_ATTR_LAT_SEGMENT; or, in
  * STELLAR_ATTR_LAT_SIZE, of one size class too (STELLAR_LAT_ATTR_SIZE_CLASS;
  * only classes with samples are listed); or, in STELLAR_ATTR_LAT_PATH, the
- * RTT samples of spray path i of the device's spraying QPs (with
- * STELLAR_LAT_ATTR_PATH instead of the segment; only paths with samples
- * are listed).
+ * RTT samples of path i (with STELLAR_LAT_ATTR_PATH instead of the
+ * segment; only paths with samples are listed): of the device's QPs, or
+ * of the QP a GET_LATENCY of a QP names.  A QP that does not spray has
+ * one path, 0.
  */
 enum stellar_lat_attr {
 	STELLAR_LAT_ATTR_UNSPEC,
@@ -342,9 +343,10 @@ enum stellar_lat_attr {
 #define STELLAR_LAT_BUCKET_PAD	(STELLAR_LAT_BUCKETS + 1)
 
 /*
- * Microbursts of one spray path (path i of every QP of the device):
- * acknowledgements whose RTT exceeded the path's minimum by more than
- * STELLAR_ATTR_LAT_BURST_US.  Only paths with a burst are listed.
+ * Microbursts of one spray path (path i of every QP of the device; path 0
+ * of QPs that do not spray): RTT samples that exceeded the path's minimum
+ * by more than STELLAR_ATTR_LAT_BURST_US.  Only paths with a burst are
+ * listed.
  */
 enum stellar_burst_attr {
 	STELLAR_BURST_ATTR_UNSPEC,

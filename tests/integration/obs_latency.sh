@@ -21,10 +21,13 @@
 #     and turning it back on resumes it;
 #   - stellar-monitor --metrics latency passes promtool and its
 #     stellar_latency_seconds _count and +Inf bucket equal the tool's count;
-#   - with 4 spray paths and a netem delay of 1 ms +- 1 ms on the link, a
-#     pingpong counts microbursts on paths 0-3 (excess above 500 us) and
-#     fills RTT histograms of at least two paths, shown by stellar-tool
-#     latency and stellar-monitor;
+#   - with a netem delay of 1 ms +- 1 ms on the link, a pingpong of QPs
+#     that do not spray (one path, no wire extensions) counts microbursts
+#     on path 0 and fills its RTT histogram (from single-packet sends);
+#   - with 4 spray paths and that delay, a pingpong counts microbursts on
+#     paths 0-3 (excess above 500 us) and fills RTT histograms of at least
+#     two paths, of the device and of the running QP (stellar-tool
+#     latency --qp), shown by stellar-tool latency and stellar-monitor;
 #   - stellar-monitor exports the size classes
 #     (stellar_latency_by_size_seconds, label size);
 #   - the cost: ib_write_bw and ib_write_lat with telemetry on and off,
@@ -250,6 +253,30 @@ n_prom=$(grep '^stellar_latency_by_size_seconds_count{device="stellar0",segment=
 assert_eq "$n_prom" "$(size_count network 4KiB)" "network 4 KiB class: exporter and stellar-tool"
 barrier monitor-done
 
+log "microbursts of QPs that do not spray: path 0"
+path0_bursts() {
+	"$TOOL" -j latency --device stellar0 |
+		jq '[.microbursts[] | select(.path == 0) | .count] | add // 0'
+}
+path0_rtts() {
+	"$TOOL" -j latency --device stellar0 |
+		jq '[.path_rtt[] | select(.path == 0) | .histogram.count] | add // 0'
+}
+b0=$(path0_bursts)
+r0=$(path0_rtts)
+tc qdisc add dev "$(link_dev 1)" root netem delay 1ms 1ms
+barrier jitter0-on
+client_server rc_plain 18806 300 -- \
+	ibv_rc_pingpong -d stellar0 -g "$g" -p 18806 -c -s 64 -n 300
+tc qdisc del dev "$(link_dev 1)" root
+b1=$(path0_bursts)
+r1=$(path0_rtts)
+log "path 0: microbursts $b0 -> $b1, RTT samples $r0 -> $r1"
+[ "$b1" -gt "$b0" ] || fail "no microburst on path 0 of QPs that do not spray"
+# each 64-byte send is one packet, sent once unless lost
+[ $((r1 - r0)) -ge 250 ] || fail "path 0: $((r1 - r0)) RTT samples for 300 one-packet sends"
+barrier jitter0-done
+
 log "microbursts: spraying QPs over a jittery link"
 "$TOOL" set --device stellar0 --spray-paths 4
 bursts() {
@@ -258,9 +285,21 @@ bursts() {
 b0=$(bursts)
 tc qdisc add dev "$(link_dev 1)" root netem delay 1ms 1ms
 barrier jitter-on
-client_server rc_spray 18805 300 -- \
-	ibv_rc_pingpong -d stellar0 -g "$g" -p 18805 -c -s 4096 -n 300
+start_pingpong 18805 4096
+wait_for 60 pp_qpn || fail "no spraying pingpong QP in RTS: $(rdma resource show qp)"
+qpn=$(pp_qpn)
+sleep 3
+qp_paths=$("$TOOL" -j latency --device stellar0 --qp "$qpn" |
+	jq -c '[.path_rtt[] | {path, n: .histogram.count}]')
+log "QP $qpn RTT per path: $qp_paths"
+echo "$qp_paths" | jq -e 'length >= 2 and all(.[]; .path < 4 and .n > 0)' >/dev/null ||
+	fail "QP $qpn has no RTT histograms of its spray paths: $qp_paths"
+"$TOOL" latency --device stellar0 --qp "$qpn" | grep -q "^RTT per path:" ||
+	fail "stellar-tool latency --qp shows no paths"
+barrier qp-paths
+stop_pingpong
 tc qdisc del dev "$(link_dev 1)" root
+barrier jitter-off
 b1=$(bursts)
 log "microbursts $b0 -> $b1: $("$TOOL" -j latency --device stellar0 | jq -c .microbursts)"
 [ "$b1" -gt "$b0" ] || fail "no microburst counted over a link with 0-2 ms jitter"

@@ -315,17 +315,17 @@ static void print_json(FILE *fp, const struct stellar_lat_info *info)
 				i ? "," : "", b->path, b->count, b->last_ns,
 				b->max_us);
 		}
-		fputs("],\"path_rtt\":[", fp);
-		for (i = 0; i < info->nr_paths; i++) {
-			fprintf(fp, "%s{\"path\":%u,\"histogram\":",
-				i ? "," : "", info->path_index[i]);
-			print_seg_json(fp, &info->path_rtt[i]);
-			fputc('}', fp);
-		}
 		fputc(']', fp);
 		print_sizes_json(fp, info);
 	}
-	fputc('}', fp);
+	fputs(",\"path_rtt\":[", fp);
+	for (i = 0; i < info->nr_paths; i++) {
+		fprintf(fp, "%s{\"path\":%u,\"histogram\":", i ? "," : "",
+			info->path_index[i]);
+		print_seg_json(fp, &info->path_rtt[i]);
+		fputc('}', fp);
+	}
+	fputs("]}", fp);
 }
 
 /* "[1.0us, 2.0us)" style label of bucket @b. */
@@ -432,7 +432,7 @@ static void print_paths(FILE *fp, const struct stellar_lat_info *info)
 
 	if (!info->nr_paths)
 		return;
-	fputs("\nRTT per spray path:\n", fp);
+	fputs("\nRTT per path:\n", fp);
 	print_header(fp, "path");
 	for (i = 0; i < info->nr_paths; i++) {
 		snprintf(name, sizeof(name), "%u", info->path_index[i]);
@@ -477,11 +477,10 @@ static void print_text(FILE *fp, const struct stellar_lat_info *info,
 		print_row(fp, stellar_lat_seg_name(i), &info->seg[i]);
 	for (i = 0; i < __STELLAR_LAT_SEG_MAX; i++)
 		print_histogram(fp, i, &info->seg[i]);
-	if (info->has_qpn)
-		return;
 	print_sizes(fp, info);
 	print_paths(fp, info);
-	print_bursts(fp, info, now_ns);
+	if (!info->has_qpn)
+		print_bursts(fp, info, now_ns);
 }
 
 void stellar_print_latency(FILE *fp, const struct stellar_lat_info *info,

@@ -45,7 +45,7 @@ struct stellar_lat_info {
 	struct stellar_lat_seg_info seg[__STELLAR_LAT_SEG_MAX];
 	uint32_t nr_bursts;
 	struct stellar_burst_info burst[STELLAR_TOOL_MAX_BURST_PATHS];
-	uint32_t nr_paths;	/* spray paths with RTT samples */
+	uint32_t nr_paths;	/* paths with RTT samples */
 	uint32_t path_index[STELLAR_TOOL_MAX_BURST_PATHS];
 	struct stellar_lat_seg_info path_rtt[STELLAR_TOOL_MAX_BURST_PATHS];
 	/* A device's requester segments per message-size class. */

@@ -158,7 +158,7 @@ const struct mon_family mon_families[F_NR] = {
 	    MON_LATENCY, "segment",
 	    "The requester's segments (queue, network, completion) by message size: size is the class's upper bound in bytes (256, 4096, 65536) or +Inf."),
 	FAM(F_PATH_RTT, "path_rtt_seconds", MON_HISTOGRAM, MON_LATENCY, NULL,
-	    "RTT samples of a spray path (spraying QPs in extended mode)."),
+	    "RTT samples of a path: per packet for QPs in extended mode, else of single-packet work requests sent once (path 0)."),
 	FAM(F_PATH_BURSTS, "path_bursts_total", C, MON_LATENCY, NULL,
 	    "RTT samples of a spray path above its minimum by more than the latency_burst_us module parameter."),
 	FAM(F_READ_ERRORS, "monitor_read_errors", G, 0, NULL,

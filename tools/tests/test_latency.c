@@ -66,8 +66,8 @@ static void put_size(struct nl_msg *msg, uint32_t seg, uint32_t class,
 }
 
 /*
- * stellar0: every segment's @n samples in bucket 5 + segment; for the
- * device also a microburst, path 2's RTTs and the network segment of two
+ * stellar0: every segment's @n samples in bucket 5 + segment, path 2's
+ * RTTs; for the device also a microburst and the network segment of two
  * size classes.
  */
 static struct nl_msg *lat_reply(uint64_t n, bool qp)
@@ -105,16 +105,15 @@ static struct nl_msg *lat_reply(uint64_t n, bool qp)
 			 40);
 		/* a class from a newer kernel is skipped */
 		put_size(msg, STELLAR_LAT_SEG_NETWORK, 99, 1, 1);
-		nest = nla_nest_start(msg, STELLAR_ATTR_LAT_PATH);
-		assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_PATH, 2), 0);
-		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_COUNT, 9), 0);
-		assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_SUM_NS, 9000),
-				 0);
-		b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
-		assert_int_equal(nla_put_u64(msg, 1, 9), 0);
-		nla_nest_end(msg, b);
-		nla_nest_end(msg, nest);
 	}
+	nest = nla_nest_start(msg, STELLAR_ATTR_LAT_PATH);
+	assert_int_equal(nla_put_u32(msg, STELLAR_LAT_ATTR_PATH, 2), 0);
+	assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_COUNT, 9), 0);
+	assert_int_equal(nla_put_u64(msg, STELLAR_LAT_ATTR_SUM_NS, 9000), 0);
+	b = nla_nest_start(msg, STELLAR_LAT_ATTR_BUCKETS);
+	assert_int_equal(nla_put_u64(msg, 1, 9), 0);
+	nla_nest_end(msg, b);
+	nla_nest_end(msg, nest);
 	return msg;
 }
 
@@ -202,7 +201,7 @@ static void test_print(void **state)
 	assert_non_null(strstr(text, "\nnetwork (100 samples):\n"));
 	assert_non_null(strstr(text, "      32.8us - 65.5us |######################################## 100\n"));
 	assert_non_null(strstr(text, "  path  3: 7 bursts, largest +900 us, last 2.00s ago\n"));
-	assert_non_null(strstr(text, "\nRTT per spray path:\n"));
+	assert_non_null(strstr(text, "\nRTT per path:\n"));
 	assert_non_null(strstr(text, "  2                            9      1.0us      568ns      1.0us      1.0us\n"));
 	assert_non_null(strstr(text, "\nby message size (bytes up to):\n"));
 	assert_non_null(strstr(text, "  network/256B                60     12.3us     12.3us     16.4us     16.4us\n"));
@@ -226,9 +225,12 @@ static void test_print(void **state)
 	assert_non_null(strstr(text, "  network                      0          -          -"));
 	assert_null(strstr(text, "microbursts"));
 	assert_null(strstr(text, "by message size"));
+	/* a QP's own paths */
+	assert_non_null(strstr(text, "\nRTT per path:\n"));
 	free(text);
 	text = render_latency(&info, true);
 	assert_non_null(strstr(text, "\"qpn\":17,"));
+	assert_non_null(strstr(text, "\"path_rtt\":[{\"path\":2,"));
 	assert_null(strstr(text, "size_classes"));
 	free(text);
 	nlmsg_free(msg);
