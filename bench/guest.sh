@@ -4,12 +4,15 @@
 #
 # The benchmark's guest side, run by bench/run.sh in two VMs (a serves,
 # b measures) joined by one link.  One after the other on the same link:
-# iperf3 TCP and UDP, rdma_rxe, stellar with the syscall doorbell and
-# stellar with the doorbell poller.  VM b writes one line per figure to
+# iperf3 TCP and UDP, rdma_rxe, stellar with the syscall doorbell,
+# stellar with the doorbell poller, and the latency telemetry's cost
+# (stellar with the syscall doorbell, ib_write_bw and ib_write_lat with
+# latency_telemetry on and off, alternating, for a number of rounds).
+# VM b writes one line per figure to
 # $STELLAR_OUT/bench.tsv:  CONFIG<TAB>TEST<TAB>VALUE<TAB>DETAIL
 # with VALUE a number, "n/a" (not available) or "failed".
 #
-# Arguments: [--quick] [--poll-interval USEC]
+# Arguments: [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 # stellar-test: vms=2 links=1 timeout=3000
 
 # shellcheck source=tests/vm/lib.sh
@@ -19,10 +22,12 @@ BW_ITERS=500
 LAT_ITERS=2000
 IPERF_SECONDS=5
 POLL_INTERVAL=50
+TELEMETRY_ROUNDS=3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) BW_ITERS=100; LAT_ITERS=300; IPERF_SECONDS=2 ;;
 	--poll-interval) POLL_INTERVAL=$2; shift ;;
+	--telemetry-rounds) TELEMETRY_ROUNDS=$2; shift ;;
 	*) fail "bench/guest.sh: unknown argument '$1'" ;;
 	esac
 	shift
@@ -187,9 +192,44 @@ bench_stellar() {
 	stellar_unload
 }
 
+# set_telemetry on|off: latency_telemetry on both VMs.
+set_telemetry() {
+	local value=N
+
+	[ "$1" = on ] && value=Y
+	echo "$value" >/sys/module/virtio_stellar/parameters/latency_telemetry
+	barrier "telemetry-$1-$2"
+}
+
+# bench_telemetry: ib_write_bw and ib_write_lat with the telemetry on and
+# off, TELEMETRY_ROUNDS times, the order alternating (on-off, off-on, ...)
+# so that a drift of the host's speed falls on both; configs tel_on_R and
+# tel_off_R.
+bench_telemetry() {
+	local round order mode
+
+	[ "$TELEMETRY_ROUNDS" -gt 0 ] || return 0
+	stellar_pair_up db_poll_interval=0
+	for round in $(seq "$TELEMETRY_ROUNDS"); do
+		order="on off"
+		[ $((round % 2)) = 0 ] && order="off on"
+		for mode in $order; do
+			set_telemetry "$mode" "$round"
+			perf "tel_${mode}_$round" stellar0 "$STELLAR_GID" write_bw \
+				65536 "$BW_ITERS"
+			perf "tel_${mode}_$round" stellar0 "$STELLAR_GID" write_lat \
+				8 "$LAT_ITERS"
+		done
+	done
+	set_telemetry on end
+	rdma link delete stellar0
+	stellar_unload
+}
+
 bench_link
 bench_rxe
 bench_stellar stellar_syscall db_poll_interval=0
 bench_stellar stellar_poll "db_poll_interval=$POLL_INTERVAL"
+bench_telemetry
 barrier bench-done
 log "bench done"

@@ -6,10 +6,13 @@
 # topology) measure, in one run, the raw link (iperf3 TCP and UDP),
 # rdma_rxe, stellar with the syscall doorbell and stellar with the
 # doorbell poller: ib_write_bw, ib_read_bw, ib_send_bw with 64 KB
-# messages and ib_write_lat, ib_send_lat with 8 bytes.  Writes a markdown
-# table with ratios to bench/results/latest.md (or --out FILE).
+# messages and ib_write_lat, ib_send_lat with 8 bytes; then the latency
+# telemetry's cost: ib_write_bw and ib_write_lat with it on and off, in
+# alternating rounds.  Writes markdown tables with ratios to
+# bench/results/latest.md (or --out FILE).
 #
-#   bench/run.sh [--quick] [--poll-interval USEC] [--out FILE]
+#   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
+#                [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -22,6 +25,7 @@ REPO=$(dirname "$BENCH_DIR")
 OUT=$BENCH_DIR/results/latest.md
 GUEST_ARGS=()
 POLL_INTERVAL=50
+TELEMETRY_ROUNDS=3
 
 die() {
 	echo "bench: $*" >&2
@@ -29,7 +33,7 @@ die() {
 }
 
 usage() {
-	sed -n '12,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '14,20p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -40,6 +44,14 @@ parse_args() {
 		--poll-interval)
 			[ $# -ge 2 ] || usage
 			POLL_INTERVAL=$2
+			shift
+			;;
+		--telemetry-rounds)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[0-9]+$ ]] ||
+				die "--telemetry-rounds needs a number of rounds"
+			TELEMETRY_ROUNDS=$2
+			GUEST_ARGS+=(--telemetry-rounds "$2")
 			shift
 			;;
 		--out)
@@ -146,6 +158,45 @@ rdma_table() {
 	perf_row send_lat "ib_send_lat 8 B, µs (median)"
 }
 
+# median VALUE...: the median of the numbers among VALUEs, "—" if none.
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+		awk '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "—"; exit }
+			if (NR % 2) print v[(NR + 1) / 2]
+			else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+
+# telemetry_row TEST LABEL: the runs with the telemetry on and off.
+telemetry_row() {
+	local test=$1 label=$2 round on=() off=() m_on m_off
+
+	for round in $(seq "$TELEMETRY_ROUNDS"); do
+		on+=("$(value "tel_on_$round" "$test")")
+		off+=("$(value "tel_off_$round" "$test")")
+	done
+	m_on=$(median "${on[@]}")
+	m_off=$(median "${off[@]}")
+	echo "| $label | ${on[*]} | ${off[*]} | $m_on | $m_off | $(ratio "$m_on" "$m_off") |"
+}
+
+telemetry_table() {
+	[ "$TELEMETRY_ROUNDS" -gt 0 ] || return 0
+	echo "Latency telemetry's cost (stellar, syscall doorbell; $TELEMETRY_ROUNDS"
+	echo "rounds, on and off alternating in each):"
+	echo
+	echo "| Test | telemetry on, per round | off, per round | median on | median off | on/off |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	telemetry_row write_bw "ib_write_bw 64 KB, MiB/s"
+	telemetry_row write_lat "ib_write_lat 8 B, µs (median)"
+	echo
+	echo "The goal (issue 12): on/off at least 0.98 for bandwidth and at most"
+	echo "1.02 for latency.  Compare it with the spread of the rounds: under"
+	echo "TCG, runs of the same setting differ by more than that."
+}
+
 # The guests' kernel, chosen as tests/vm/common.sh does.
 guest_kernel() {
 	if [ -n "${STELLAR_KVER:-}" ]; then
@@ -177,6 +228,8 @@ write_report() {
 		echo "is better).  n/a: the module has no doorbell poller; failed: see"
 		echo "the guest log.  Figures under TCG emulation are comparable with"
 		echo "each other, not with hardware."
+		echo
+		telemetry_table
 	} >"$OUT"
 }
 
