@@ -13,6 +13,7 @@
 # with VALUE a number, "n/a" (not available) or "failed".
 #
 # Arguments: [--quick] [--poll-interval USEC] [--telemetry-rounds N]
+#            [--telemetry-only]
 # stellar-test: vms=2 links=1 timeout=3000
 
 # shellcheck source=tests/vm/lib.sh
@@ -23,11 +24,13 @@ LAT_ITERS=2000
 IPERF_SECONDS=5
 POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
+TELEMETRY_ONLY=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) BW_ITERS=100; LAT_ITERS=300; IPERF_SECONDS=2 ;;
 	--poll-interval) POLL_INTERVAL=$2; shift ;;
 	--telemetry-rounds) TELEMETRY_ROUNDS=$2; shift ;;
+	--telemetry-only) TELEMETRY_ONLY=1 ;;
 	*) fail "bench/guest.sh: unknown argument '$1'" ;;
 	esac
 	shift
@@ -226,10 +229,12 @@ bench_telemetry() {
 	stellar_unload
 }
 
-bench_link
-bench_rxe
-bench_stellar stellar_syscall db_poll_interval=0
-bench_stellar stellar_poll "db_poll_interval=$POLL_INTERVAL"
+if [ "$TELEMETRY_ONLY" = 0 ]; then
+	bench_link
+	bench_rxe
+	bench_stellar stellar_syscall db_poll_interval=0
+	bench_stellar stellar_poll "db_poll_interval=$POLL_INTERVAL"
+fi
 bench_telemetry
 barrier bench-done
 log "bench done"

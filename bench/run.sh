@@ -12,7 +12,7 @@
 # bench/results/latest.md (or --out FILE).
 #
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
-#                [--out FILE]
+#                [--telemetry-only] [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -26,6 +26,7 @@ OUT=$BENCH_DIR/results/latest.md
 GUEST_ARGS=()
 POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
+TELEMETRY_ONLY=0
 
 die() {
 	echo "bench: $*" >&2
@@ -33,7 +34,7 @@ die() {
 }
 
 usage() {
-	sed -n '14,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '14,21p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -53,6 +54,10 @@ parse_args() {
 			TELEMETRY_ROUNDS=$2
 			GUEST_ARGS+=(--telemetry-rounds "$2")
 			shift
+			;;
+		--telemetry-only)
+			TELEMETRY_ONLY=1
+			GUEST_ARGS+=(--telemetry-only)
 			;;
 		--out)
 			[ $# -ge 2 ] || usage
@@ -218,6 +223,10 @@ write_report() {
 		echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
 		echo "Guest log: \`$RESULTS\`"
 		echo
+		if [ "$TELEMETRY_ONLY" = 1 ]; then
+			telemetry_table
+			return
+		fi
 		link_table
 		echo
 		rdma_table
