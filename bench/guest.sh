@@ -113,18 +113,48 @@ bench_link() {
 
 # --- RDMA ----------------------------------------------------------------
 
+# cpu_busy: jiffies (USER_HZ) this VM's CPUs spent busy: user, nice,
+# system, irq and softirq time from /proc/stat.
+cpu_busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# record_cpu CONFIG TEST NAME BUSY BYTES: CPU seconds per GB moved, both
+# VMs' busy time (this one's BUSY jiffies and the peer's) over BYTES, or
+# "failed" when the run failed.  Both VMs call it after every run.
+record_cpu() {
+	local config=$1 test=$2 name=$3 busy=$4 bytes=$5 peer hz
+
+	put_val "$name.cpu" "$busy"
+	peer=$(get_val "$name.cpu")
+	if [ "$MEASURED_RC" != 0 ]; then
+		record "$config" "cpu_$test" failed s/GB
+		return
+	fi
+	hz=$(getconf CLK_TCK)
+	record "$config" "cpu_$test" "$(awk -v a="$busy" -v b="$peer" \
+		-v hz="$hz" -v n="$bytes" \
+		'BEGIN { printf "%.2f", (a + b) / hz / (n / 1e9) }')" s/GB
+}
+
 # perf CONFIG DEV GID TEST SIZE ITERS: one perftest run, server on a.
+# Bandwidth tests also record both VMs' CPU time per GB (cpu_TEST).
 perf() {
 	local config=$1 dev=$2 gid=$3 test=$4 size=$5 iters=$6 name
-	local column=4 unit=MiB/s value=failed
+	local column=4 unit=MiB/s value=failed busy
 
 	name=${config}_$test
 	case "$test" in
 	*_lat) column=5 unit=usec ;;
 	esac
 	next_port
+	busy=$(cpu_busy)
 	measured perftest_pair "$name" a "$dev" "$gid" "$PORT" 300 \
 		"ib_$test" -s "$size" -n "$iters"
+	busy=$(($(cpu_busy) - busy))
+	case "$test" in
+	*_bw) record_cpu "$config" "$test" "$name" "$busy" $((size * iters)) ;;
+	esac
 	if [ "$MEASURED_RC" = 0 ]; then
 		value=ok
 		[ "$STELLAR_ROLE" = a ] ||

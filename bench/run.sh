@@ -153,6 +153,27 @@ perf_row() {
 	echo "| $label | $rxe | $sys | $poll | $(ratio "$sys" "$rxe") | $link_ratio | $(ratio "$poll" "$sys") |"
 }
 
+# cpu_row TEST LABEL: CPU seconds per GB of one bandwidth test.
+cpu_row() {
+	local test=cpu_$1 label=$2 rxe sys poll
+
+	rxe=$(value rxe "$test")
+	sys=$(value stellar_syscall "$test")
+	poll=$(value stellar_poll "$test")
+	echo "| $label | $rxe | $sys | $poll | $(ratio "$sys" "$rxe") |"
+}
+
+cpu_table() {
+	echo "CPU cost: guest CPU seconds (user, system, irq, softirq; both VMs"
+	echo "together, from /proc/stat) per GB moved, lower is better:"
+	echo
+	echo "| Test | rdma_rxe | stellar, syscall doorbell | stellar, poller ${POLL_INTERVAL} µs | stellar/rxe |"
+	echo "|---|---:|---:|---:|---:|"
+	cpu_row write_bw "ib_write_bw 64 KB"
+	cpu_row read_bw "ib_read_bw 64 KB"
+	cpu_row send_bw "ib_send_bw 64 KB"
+}
+
 rdma_table() {
 	echo "| Test | rdma_rxe | stellar, syscall doorbell | stellar, poller ${POLL_INTERVAL} µs | stellar/rxe | stellar/link UDP | poller/syscall |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -237,6 +258,8 @@ write_report() {
 		echo "is better).  n/a: the module has no doorbell poller; failed: see"
 		echo "the guest log.  Figures under TCG emulation are comparable with"
 		echo "each other, not with hardware."
+		echo
+		cpu_table
 		echo
 		telemetry_table
 	} >"$OUT"
