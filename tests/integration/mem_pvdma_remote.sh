@@ -47,6 +47,6 @@ done
 	fail "perftest buffers were never pinned on demand"
 [ "$(pvdma_value 'Pin errors')" = 0 ] || fail "pin errors: $(cat /proc/stellar/pvdma_stats)"
 log "$(cat /proc/stellar/pvdma_stats /proc/stellar/emtt_stats)"
-barrier done
+barrier finished
 rdma link delete stellar0
 stellar_unload
