@@ -272,6 +272,7 @@ void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 {
 	struct stellar_lat_slot *slot = stellar_lat_slot(xp->lat, index);
 	u64 now, ns;
+	u32 rtt_us;
 
 	if (!slot->posted_ns || slot->done_ns)
 		return;
@@ -286,11 +287,11 @@ void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 	ns = now > slot->sent_ns ? now - slot->sent_ns : 0;
 	stellar_lat_record_req(xp, STELLAR_LAT_SEG_NETWORK, index, ns);
 	/* With the extensions, every packet gives an RTT sample instead. */
-	if (!xp->x_on && stellar_swqe_at(xp, index)->npkts == 1 &&
-	    slot->sent_ns > xp->lat->resent_ns && ns >= NSEC_PER_USEC)
-		stellar_lat_path_rtt(xp, 0, min_t(u64, ns / NSEC_PER_USEC,
-						  U32_MAX),
-				     now / NSEC_PER_USEC);
+	if (xp->x_on || stellar_swqe_at(xp, index)->npkts != 1 ||
+	    slot->sent_ns <= xp->lat->resent_ns)
+		return;
+	rtt_us = min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
+	stellar_lat_path_rtt(xp, 0, rtt_us, div_u64(now, NSEC_PER_USEC));
 }
 
 /**
