@@ -117,6 +117,9 @@ struct stellar_pvdma_chunk {
  *	    restrack without it)
  * @sdev: the device
  * @odp: IB_ACCESS_ON_DEMAND: the pins follow the address space
+ * @implicit: implicit ODP: the whole address space, from 0
+ * @chunk_shift: log2 of the chunk size (STELLAR_PVDMA_CHUNK_SHIFT, or
+ *		 PAGE_SHIFT for @implicit)
  * @notifier: on-demand MRs: tells of changes to the MR's address range
  * @odp_lock: on-demand MRs: orders publishing a chunk against an
  *	      invalidation of its range
@@ -136,6 +139,8 @@ struct stellar_pvdma_mr {
 	unsigned long faults;
 	struct stellar_dev *sdev;
 	bool odp;
+	bool implicit;
+	unsigned int chunk_shift;
 	struct mmu_interval_notifier notifier;
 	spinlock_t odp_lock;		/* chunk table vs. invalidation */
 };
@@ -170,6 +175,8 @@ u64 stellar_emtt_read(struct stellar_dev *sdev, enum stellar_emtt_stat stat);
 u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat);
 struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 					   u64 start, u64 length, int access);
+struct stellar_pvdma_mr *stellar_pvdma_reg_implicit(struct stellar_dev *sdev,
+						    int access);
 void stellar_pvdma_set_owner(struct stellar_pvdma_mr *pm, u32 key,
 			     const void *pd, int access, u64 iova);
 void stellar_pvdma_dereg(struct stellar_dev *sdev,

@@ -113,24 +113,41 @@ static bool stellar_mr_pin_eagerly(struct stellar_dev *sdev, int access)
 	       READ_ONCE(sdev->settings.pin_mode) == STELLAR_PIN_EAGER;
 }
 
+/*
+ * Implicit ODP, as ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | ...)
+ * asks for it: the whole address space of the caller, iova = address.
+ */
+static bool stellar_mr_is_implicit(u64 start, u64 length, u64 iova,
+				   int access)
+{
+	return (access & IB_ACCESS_ON_DEMAND) && !start && !iova &&
+	       length == U64_MAX;
+}
+
 struct ib_mr *stellar_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibpd->device);
+	bool implicit = stellar_mr_is_implicit(start, length, iova, access);
 	struct stellar_mr *mr;
 	int ret;
 
-	if (!length || length > STELLAR_MAX_MR_SIZE)
+	if (!length || (length > STELLAR_MAX_MR_SIZE && !implicit))
 		return ERR_PTR(-EINVAL);
 	mr = stellar_mr_alloc(ibpd, access);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->pvdma = stellar_pvdma_reg(sdev, start, length, access);
+	if (implicit)
+		mr->pvdma = stellar_pvdma_reg_implicit(sdev, access);
+	else
+		mr->pvdma = stellar_pvdma_reg(sdev, start, length, access);
 	if (IS_ERR(mr->pvdma)) {
 		ret = PTR_ERR(mr->pvdma);
 		mr->pvdma = NULL;
 		goto err_free;
 	}
+	/* What an implicit MR covers: the user address space. */
+	length = mr->pvdma->length;
 	if (stellar_mr_pin_eagerly(sdev, access)) {
 		ret = stellar_pvdma_pin_all(sdev, mr->pvdma);
 		if (ret)
@@ -186,7 +203,7 @@ struct ib_mr *stellar_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(-EINVAL);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->pvdma->start;
-		length = mr->length;
+		length = mr->pvdma->implicit ? U64_MAX : mr->length;
 		iova = mr->iova;
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))

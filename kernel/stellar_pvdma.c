@@ -16,7 +16,10 @@
  * an MMU interval notifier unpins the chunks of a range that is unmapped,
  * remapped, write-protected for fork and so on, and the next access pins
  * whatever is mapped there then.  Its copies hold the chunk they use, and
- * it bypasses the eMTT, whose hit path holds nothing.
+ * it bypasses the eMTT, whose hit path holds nothing.  An implicit one
+ * (address 0, length U64_MAX) covers the whole address space, where a 2 MB
+ * window may hold unmapped pages beside a buffer: its chunks are single
+ * pages.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -78,32 +81,18 @@ static unsigned long stellar_pvdma_lock_limit(void)
 	return rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 }
 
-/**
- * stellar_pvdma_reg() - a user memory registration that pins nothing yet
- * @sdev: the device
- * @start: user address of the first byte (the caller's address space)
- * @length: bytes, not 0
- * @access: IB_ACCESS_* flags
- *
- * Context: the registering process.
- *
- * Return: the registration or an ERR_PTR: -EFAULT if part of the range is
- * not mapped (or not writable when @access needs writes), -ENOMEM.
+/*
+ * A registration of [@start, @start + @length) of the current process's
+ * address space in chunks of 2^@chunk_shift bytes; on-demand ones get
+ * their MMU notifier.
  */
-struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
-					   u64 start, u64 length, int access)
+static struct stellar_pvdma_mr *
+stellar_pvdma_new(struct stellar_dev *sdev, u64 start, u64 length, int access,
+		  unsigned int chunk_shift)
 {
-	bool writable = ib_access_writable(access);
 	struct stellar_pvdma_mr *pm;
 	int ret;
 
-	if (!current->mm || start + length < start ||
-	    !access_ok((void __user *)(uintptr_t)start, length))
-		return ERR_PTR(-EFAULT);
-	ret = stellar_pvdma_check_vmas(current->mm, start, start + length,
-				       writable);
-	if (ret)
-		return ERR_PTR(ret);
 	pm = kzalloc(sizeof(*pm), STELLAR_GFP_USER);
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
@@ -113,7 +102,8 @@ struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 	pm->length = length;
 	pm->owner.serial = atomic64_inc_return(&sdev->mem->next_serial);
 	pm->lock_limit = stellar_pvdma_lock_limit();
-	pm->writable = writable;
+	pm->writable = ib_access_writable(access);
+	pm->chunk_shift = chunk_shift;
 	pm->sdev = sdev;
 	pm->odp = access & IB_ACCESS_ON_DEMAND;
 	xa_init(&pm->chunks);
@@ -129,6 +119,60 @@ struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
 			return ERR_PTR(ret);
 		}
 	}
+	return pm;
+}
+
+/**
+ * stellar_pvdma_reg() - a user memory registration that pins nothing yet
+ * @sdev: the device
+ * @start: user address of the first byte (the caller's address space)
+ * @length: bytes, not 0
+ * @access: IB_ACCESS_* flags
+ *
+ * Context: the registering process.
+ *
+ * Return: the registration or an ERR_PTR: -EFAULT if part of the range is
+ * not mapped (or not writable when @access needs writes), -ENOMEM.
+ */
+struct stellar_pvdma_mr *stellar_pvdma_reg(struct stellar_dev *sdev,
+					   u64 start, u64 length, int access)
+{
+	int ret;
+
+	if (!current->mm || start + length < start ||
+	    !access_ok((void __user *)(uintptr_t)start, length))
+		return ERR_PTR(-EFAULT);
+	ret = stellar_pvdma_check_vmas(current->mm, start, start + length,
+				       ib_access_writable(access));
+	if (ret)
+		return ERR_PTR(ret);
+	return stellar_pvdma_new(sdev, start, length, access,
+				 STELLAR_PVDMA_CHUNK_SHIFT);
+}
+
+/**
+ * stellar_pvdma_reg_implicit() - an on-demand registration of the whole
+ * user address space of the current process (implicit ODP)
+ * @sdev: the device
+ * @access: IB_ACCESS_* flags, with IB_ACCESS_ON_DEMAND
+ *
+ * Nothing needs to be mapped now; an access to what is not mapped then
+ * fails as for any on-demand registration.  Chunks are single pages.
+ *
+ * Context: the registering process.
+ *
+ * Return: the registration (its length: TASK_SIZE) or an ERR_PTR.
+ */
+struct stellar_pvdma_mr *stellar_pvdma_reg_implicit(struct stellar_dev *sdev,
+						    int access)
+{
+	struct stellar_pvdma_mr *pm;
+
+	if (!current->mm || !(access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(-EINVAL);
+	pm = stellar_pvdma_new(sdev, 0, TASK_SIZE, access, PAGE_SHIFT);
+	if (!IS_ERR(pm))
+		pm->implicit = true;
 	return pm;
 }
 
@@ -160,8 +204,7 @@ void stellar_pvdma_set_owner(struct stellar_pvdma_mr *pm, u32 key,
 static unsigned long stellar_pvdma_chunk_no(const struct stellar_pvdma_mr *pm,
 					    unsigned long addr)
 {
-	return (addr >> STELLAR_PVDMA_CHUNK_SHIFT) -
-	       (pm->start >> STELLAR_PVDMA_CHUNK_SHIFT);
+	return (addr >> pm->chunk_shift) - (pm->start >> pm->chunk_shift);
 }
 
 /* The pages of chunk @chunk_no that lie inside the MR. */
@@ -169,10 +212,11 @@ static void stellar_pvdma_chunk_span(const struct stellar_pvdma_mr *pm,
 				     unsigned long chunk_no,
 				     unsigned long *first, u32 *npages)
 {
-	unsigned long base = (pm->start & ~(STELLAR_PVDMA_CHUNK_SIZE - 1)) +
-			     (chunk_no << STELLAR_PVDMA_CHUNK_SHIFT);
+	unsigned long size = 1UL << pm->chunk_shift;
+	unsigned long base = (pm->start & ~(size - 1)) +
+			     (chunk_no << pm->chunk_shift);
 	unsigned long lo = max(base, pm->start & PAGE_MASK);
-	unsigned long hi = min(base + STELLAR_PVDMA_CHUNK_SIZE,
+	unsigned long hi = min(base + size,
 			       PAGE_ALIGN(pm->start + pm->length));
 
 	*first = lo;

@@ -12,7 +12,10 @@
 
 #include "stellar.h"
 
-/* Every transport operation works on memory pinned on demand (PVDMA). */
+/*
+ * Every transport operation works on memory pinned on demand (PVDMA), and
+ * an on-demand MR may cover the whole address space (implicit ODP).
+ */
 static void stellar_query_odp(struct ib_device_attr *attr)
 {
 	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
@@ -20,7 +23,7 @@ static void stellar_query_odp(struct ib_device_attr *attr)
 		 IB_ODP_SUPPORT_ATOMIC;
 
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.uc_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE;

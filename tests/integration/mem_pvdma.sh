@@ -9,7 +9,9 @@
 # never-touched chunks, prefetch, fork, memory unmapped before its first
 # access, re-registration (and ibv_rereg_mr of translation, access and
 # PD), on-demand MRs that follow munmap/mmap and fork (also while the
-# range is remapped under traffic), a tiny RLIMIT_MEMLOCK, a process killed with
+# range is remapped under traffic), an implicit on-demand MR (the whole
+# address space: mmapped, heap and stack memory, remaps, atomics, its
+# lkey, unmapped and kernel addresses), a tiny RLIMIT_MEMLOCK, a process killed with
 # pinned chunks (every pin released), several QPs racing to pin the same
 # chunks, eager mode, MRs whose iova is not their address, and data
 # through the eMTT on, off, smaller than the working set and resized under
@@ -76,7 +78,7 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
 for c in boundaries tiny atomic atomic_write prefetch fork unmapped rereg \
-	rereg_verb odp odp_follow concurrent iova edge rereg_race; do
+	rereg_verb odp odp_follow odp_implicit concurrent iova edge rereg_race; do
 	run_case "$c"
 done
 

@@ -256,22 +256,30 @@ static enum ibv_wc_status wait_wc(struct ctx *c)
 	}
 }
 
-static enum ibv_wc_status rdma_op(struct ctx *c, enum ibv_wr_opcode op,
-				  uint32_t len, uint64_t raddr, uint32_t rkey)
+/* One RDMA @op of @len bytes between @laddr (@lkey) and @raddr (@rkey). */
+static enum ibv_wc_status rdma_op_sge(struct ctx *c, enum ibv_wr_opcode op,
+				      uint64_t laddr, uint32_t lkey,
+				      uint32_t len, uint64_t raddr,
+				      uint32_t rkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->src, .length = len, .lkey = c->src_mr->lkey,
-	};
+	struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
 	struct ibv_send_wr wr = {
 		.opcode = op, .sg_list = &sge, .num_sge = 1,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
 	}, *bad;
 
-	CHECK(len <= MAX_MSG, "message too long");
 	CHECK(!ibv_post_send(c->qp_a, &wr, &bad), "ibv_post_send: %s",
 	      strerror(errno));
 	return wait_wc(c);
+}
+
+static enum ibv_wc_status rdma_op(struct ctx *c, enum ibv_wr_opcode op,
+				  uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	CHECK(len <= MAX_MSG, "message too long");
+	return rdma_op_sge(c, op, (uintptr_t)c->src, c->src_mr->lkey, len,
+			   raddr, rkey);
 }
 
 static uint64_t atomic_op(struct ctx *c, enum ibv_wr_opcode op,
@@ -1091,6 +1099,77 @@ static void case_odp_follow(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/*
+ * Implicit ODP: ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | ...)
+ * covers the whole address space, and query_device_ex says so.  Memory
+ * mapped after the registration, a malloc'd buffer, the stack and a range
+ * across a 2 MB boundary take WRITEs and READs through its rkey; a range
+ * mapped anew shows its new pages; atomics land; its lkey serves a local
+ * buffer registered by nothing else; an unmapped address and a kernel
+ * address are refused and the QP recovers; deregistration unpins all.
+ */
+static void case_odp_implicit(struct ctx *c)
+{
+	uint64_t pinned0 = pvdma_stat("Pinned bytes");
+	struct ibv_device_attr_ex attr = {};
+	uint8_t stack_buf[4096];
+	enum ibv_wc_status st;
+	uint8_t *buf, *heap;
+	struct ibv_mr *mr;
+
+	CHECK(!ibv_query_device_ex(c->ctx, NULL, &attr), "query_device_ex");
+	CHECK(attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT,
+	      "implicit ODP is not advertised");
+	mr = ibv_reg_mr(c->pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(mr, "implicit ODP registration: %s", strerror(errno));
+
+	buf = map_chunks(2);
+	write_read(c, mr, buf, 65536, 140);
+	write_read(c, mr, buf + CHUNK - 4096, 8192, 141);
+	heap = malloc(3 * 4096 + 123);
+	CHECK(heap, "malloc");
+	write_read(c, mr, heap + 123, 3 * 4096, 142);
+	free(heap);
+	write_read(c, mr, stack_buf, sizeof(stack_buf), 143);
+
+	remap(buf, CHUNK, 0x6a);
+	memset(c->src, 0, 4096);
+	st = rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)buf + 4096,
+		     mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS && c->src[0] == 0x6a && c->src[4095] == 0x6a,
+	      "READ after remap: %s, %#x", ibv_wc_status_str(st), c->src[0]);
+
+	*(uint64_t *)(buf + CHUNK) = 40;
+	CHECK(atomic_op(c, IBV_WR_ATOMIC_FETCH_AND_ADD,
+			(uintptr_t)(buf + CHUNK), mr->rkey, 2, 0) == 40,
+	      "fetch-add: old value");
+	CHECK(*(uint64_t *)(buf + CHUNK) == 42, "fetch-add did not land");
+
+	/* Its lkey: from buf to buf + 64 KB, both through the one MR. */
+	fill(buf, 4096, 144);
+	memset(buf + 65536, 0, 4096);
+	st = rdma_op_sge(c, IBV_WR_RDMA_WRITE, (uintptr_t)buf, mr->lkey, 4096,
+			 (uintptr_t)buf + 65536, mr->rkey);
+	CHECK(st == IBV_WC_SUCCESS && !memcmp(buf, buf + 65536, 4096),
+	      "WRITE with the implicit lkey: %s", ibv_wc_status_str(st));
+
+	CHECK(!munmap(buf + CHUNK, CHUNK), "munmap");
+	st = rdma_op(c, IBV_WR_RDMA_READ, 4096, (uintptr_t)buf + CHUNK,
+		     mr->rkey);
+	CHECK(st != IBV_WC_SUCCESS, "READ of unmapped memory succeeded");
+	reset_qps(c);
+	st = rdma_op(c, IBV_WR_RDMA_WRITE, 8, 0xffff888000000000ULL, mr->rkey);
+	CHECK(st != IBV_WC_SUCCESS, "WRITE to a kernel address succeeded");
+	reset_qps(c);
+	write_read(c, mr, buf, 4096, 145);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	CHECK(pvdma_stat("Pinned bytes") == pinned0,
+	      "pinned bytes %" PRIu64 " after deregistration, %" PRIu64
+	      " before", pvdma_stat("Pinned bytes"), pinned0);
+}
+
 /* Post one ATOMIC WRITE of @value to @raddr; its completion's status. */
 static enum ibv_wc_status atomic_write(struct ctx *c, uint64_t raddr,
 				       uint32_t rkey, uint64_t value,
@@ -1420,6 +1499,7 @@ static const struct {
 	{ "memlock", case_memlock }, { "exit", case_exit },
 	{ "random", case_random }, { "odp", case_odp },
 	{ "odp_follow", case_odp_follow }, { "atomic_write", case_atomic_write },
+	{ "odp_implicit", case_odp_implicit },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
 	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
