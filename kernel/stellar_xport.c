@@ -124,11 +124,39 @@ int stellar_xport_create(struct stellar_qp *qp)
  *
  * Return: 0, or -ENOMEM (the QP stays as it was).
  */
+/**
+ * stellar_xport_rx_settle() - handle what arrived before a move to ERR
+ * @xp: the QP's transport
+ *
+ * A NIC has handled the packets it received before software moves the QP
+ * to the error state; here they may still wait in the backlog for the
+ * receive work.  An ACK among them completes a send that the move would
+ * otherwise flush, and a consumer may take a flushed send for a lost one
+ * (LIO's iSER target releases a flushed logout response as if it had
+ * failed, and warns).  So the receive work first runs through what is
+ * queued, and the ACKs it owes go out.  Not from the QP's own works: their
+ * moves to ERR are the transport's, and the workqueue's rescuer
+ * (WQ_MEM_RECLAIM) could end up waiting for itself.
+ *
+ * Context: process or another workqueue's work, under qp->state_lock.
+ */
+static void stellar_xport_rx_settle(struct stellar_qp_xport *xp)
+{
+	struct work_struct *self = current_work();
+
+	if (self == &xp->rx_work || self == &xp->req_work ||
+	    self == &xp->resp_work)
+		return;
+	flush_work(&xp->rx_work);
+}
+
 int stellar_xport_prepare(struct stellar_qp *qp, enum ib_qp_state new_state)
 {
 	struct stellar_qp_xport *xp = qp->xport;
 	struct stellar_xport_rc *rc;
 
+	if (new_state == IB_QPS_ERR && qp->attr.qp_state != IB_QPS_ERR)
+		stellar_xport_rx_settle(xp);
 	if (new_state != IB_QPS_RTR || stellar_qp_is_ud(qp) || xp->rc)
 		return 0;
 	rc = kvzalloc(sizeof(*rc), STELLAR_GFP_USER);
