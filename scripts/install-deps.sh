@@ -13,7 +13,7 @@ PACKAGES=(
 	libibverbs-dev librdmacm-dev
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libcmocka-dev sparse
-	nvme-cli fio python3 iperf3 nfs-kernel-server
+	nvme-cli fio python3 iperf3 nfs-kernel-server open-iscsi
 	qperf ucx-utils openmpi-bin libopenmpi-dev
 	prometheus curl jq
 	debhelper dh-dkms dkms lintian
