@@ -45,8 +45,13 @@ u64 stellar_pvdma_read(struct stellar_dev *sdev, enum stellar_pvdma_stat stat)
 	return sum;
 }
 
-/* Pins of an on-demand chunk that an invalidation may undo before use. */
-#define STELLAR_PVDMA_ODP_TRIES	8
+/*
+ * Pins of an on-demand chunk that invalidations undo before use are
+ * retried: at least this many times...
+ */
+#define STELLAR_PVDMA_ODP_TRIES		8
+/* ...and then for as long as this, in ms, yielding the CPU between. */
+#define STELLAR_PVDMA_ODP_RETRY_MS	250
 
 static const struct mmu_interval_notifier_ops stellar_pvdma_odp_ops;
 
@@ -515,6 +520,22 @@ static int stellar_pvdma_pin_chunk(struct stellar_dev *sdev,
 }
 
 /*
+ * May an on-demand pin undone by an invalidation be tried again?  A
+ * process that remaps a range in a loop undoes pins all the time; on a
+ * slow machine eight tries were not always enough for a transfer to the
+ * range to get through.  After those, retries go on for a while, each
+ * after a cond_resched(), and then the access fails.
+ */
+static bool stellar_pvdma_odp_retry(int tries, unsigned long started)
+{
+	if (tries < STELLAR_PVDMA_ODP_TRIES)
+		return true;
+	cond_resched();
+	return time_before(jiffies, started +
+			   msecs_to_jiffies(STELLAR_PVDMA_ODP_RETRY_MS));
+}
+
+/*
  * Pin chunk @chunk_no of an on-demand registration.  An invalidation of
  * the range while the pages were being pinned (a fork, an munmap, the
  * pin's own copy-on-write break) makes them stale: they are dropped and
@@ -526,13 +547,13 @@ static int stellar_pvdma_odp_pin_chunk(struct stellar_dev *sdev,
 				       unsigned long chunk_no,
 				       struct stellar_pvdma_chunk **chunk)
 {
-	unsigned long seq;
+	unsigned long seq, started = jiffies;
 	int tries, ret;
 
 	ret = xa_reserve(&pm->chunks, chunk_no, GFP_KERNEL);
 	if (ret)
 		return ret;
-	for (tries = 0; tries < STELLAR_PVDMA_ODP_TRIES; tries++) {
+	for (tries = 0; stellar_pvdma_odp_retry(tries, started); tries++) {
 		seq = mmu_interval_read_begin(&pm->notifier);
 		*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
 		if (IS_ERR(*chunk)) {
@@ -722,6 +743,7 @@ static int stellar_pvdma_translate(struct stellar_dev *sdev,
 	u64 iova_page = stellar_emtt_iova_page(&pm->owner, pm->start, addr,
 					       PAGE_SHIFT);
 	unsigned long chunk_no = stellar_pvdma_chunk_no(pm, addr);
+	unsigned long started = jiffies;
 	struct stellar_pvdma_chunk *chunk;
 	u32 mem_type;
 	int tries, ret;
@@ -735,7 +757,7 @@ static int stellar_pvdma_translate(struct stellar_dev *sdev,
 		chunk = stellar_pvdma_find_chunk(pm, chunk_no);
 		if (chunk)
 			break;
-		if (!may_pin || tries == STELLAR_PVDMA_ODP_TRIES)
+		if (!may_pin || !stellar_pvdma_odp_retry(tries, started))
 			return -EFAULT;
 		ret = stellar_pvdma_get_chunk(sdev, pm, chunk_no,
 					      STELLAR_PVDMA_FAULTS, &chunk);
