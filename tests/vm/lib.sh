@@ -45,7 +45,9 @@ esac
 
 STELLAR_KO=${STELLAR_KO:-$STELLAR_REPO/kernel/virtio_stellar.ko}
 STELLAR_PROVIDER_DIR=${STELLAR_PROVIDER_DIR:-$STELLAR_REPO/providers/stellar}
-STELLAR_BARRIER_TIMEOUT=${STELLAR_BARRIER_TIMEOUT:-120}
+# Barriers and values wait this long for the other VMs: 120 s, stretched
+# for a slower kernel (STELLAR_TIMEOUT_SCALE) like the tests' own bounds.
+STELLAR_BARRIER_TIMEOUT=${STELLAR_BARRIER_TIMEOUT:-$((120 * ${STELLAR_TIMEOUT_SCALE:-1}))}
 IBV_PROVIDER_LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
 IBV_DRIVER_CONFDIR=/etc/libibverbs.d
 
