@@ -84,16 +84,11 @@ iser_disk() {
 	fail "no SCSI disk appeared: $(iscsiadm -m session -P 3 2>&1)"
 }
 
-# rx_bytes: bytes stellar0 received (its hw counter).
-rx_bytes() {
-	cat /sys/class/infiniband/stellar0/ports/1/hw_counters/rx_bytes
-}
-
 stellar_pair_up
 
 if [ "$STELLAR_ROLE" = a ]; then
 	target_up
-	rx0=$(rx_bytes)
+	rx0=$(stellar_stat stellar0 rx_bytes)
 	log "iSER target on $(my_ip 1):3260"
 fi
 barrier target-up
@@ -130,7 +125,7 @@ fi
 barrier io-done
 
 if [ "$STELLAR_ROLE" = a ]; then
-	received=$(($(rx_bytes) - rx0))
+	received=$(($(stellar_stat stellar0 rx_bytes) - rx0))
 	log "stellar0 received $received bytes"
 	# fio writes at least IO_MB MB of data blocks (and reads them back)
 	[ "$received" -ge $((IO_MB << 20)) ] ||

@@ -52,16 +52,11 @@ server_down() {
 	modprobe -r rpcrdma || fail "rpcrdma stays loaded on the server"
 }
 
-# rx_bytes: bytes stellar0 received (its hw counter).
-rx_bytes() {
-	cat /sys/class/infiniband/stellar0/ports/1/hw_counters/rx_bytes
-}
-
 stellar_pair_up
 
 if [ "$STELLAR_ROLE" = a ]; then
 	server_up
-	rx0=$(rx_bytes)
+	rx0=$(stellar_stat stellar0 rx_bytes)
 fi
 barrier server-up
 
@@ -91,7 +86,7 @@ if [ "$STELLAR_ROLE" = a ]; then
 	want=$(get_val nfs.hash)
 	got=$(sha256sum <"$EXPORT/data" | cut -d' ' -f1)
 	assert_eq "$got" "$want" "the server's copy"
-	received=$(($(rx_bytes) - rx0))
+	received=$(($(stellar_stat stellar0 rx_bytes) - rx0))
 	log "stellar0 received $received bytes"
 	[ "$received" -ge $((FILE_MB << 20)) ] ||
 		fail "stellar0 received $received bytes for a $FILE_MB MB file"
