@@ -60,10 +60,14 @@ def send_from(src, sport, dst, dport, packets, size):
 
 
 def settle(links, before, want, timeout):
-    """Counters once their total rose by @want (the shaper may queue)."""
+    """Counters once one link rose by @want (the shaper may queue).  Not
+    their total: a stray packet on another link (ARP, a neighbour probe)
+    would end the wait one datagram early, and the datagram still queued
+    would count for the next port."""
     deadline = time.monotonic() + timeout
     now = counters(links)
-    while sum(now) - sum(before) < want and time.monotonic() < deadline:
+    while (max(a - b for a, b in zip(now, before)) < want and
+           time.monotonic() < deadline):
         time.sleep(0.02)
         now = counters(links)
     return now
