@@ -355,6 +355,7 @@ static void sw_parse_bth(const u8 *p, struct stellar_pkt *pkt)
 	pkt->psn = FIELD_GET(STELLAR_BTH_PSN, w2);
 	pkt->xcap = FIELD_GET(STELLAR_BTH_XCAP, w2);
 	pkt->xhdr = FIELD_GET(STELLAR_BTH_XHDR, w2);
+	pkt->xecho = FIELD_GET(STELLAR_BTH_XECHO, w2);
 }
 
 static void sw_build_bth(u8 *p, const struct stellar_pkt *pkt)
@@ -371,6 +372,7 @@ static void sw_build_bth(u8 *p, const struct stellar_pkt *pkt)
 	sw_put_be32(p + 8, FIELD_PREP(STELLAR_BTH_ACKREQ, pkt->ack_req) |
 		    FIELD_PREP(STELLAR_BTH_XCAP, pkt->xcap) |
 		    FIELD_PREP(STELLAR_BTH_XHDR, pkt->xhdr) |
+		    FIELD_PREP(STELLAR_BTH_XECHO, pkt->xecho) |
 		    FIELD_PREP(STELLAR_BTH_PSN, pkt->psn));
 }
 
@@ -465,6 +467,7 @@ static u32 sw_xhdr_check(const struct stellar_opcode_info *info,
 	if (info->qp_class != STELLAR_QPC_RC) {
 		pkt->xcap = false;
 		pkt->xhdr = false;
+		pkt->xecho = false;
 		return 0;
 	}
 	if (!pkt->xhdr)
@@ -623,8 +626,8 @@ static void sw_build_ext(u8 *p, u8 ext, const struct stellar_pkt *pkt)
  *
  * Writes the extension headers that @pkt->opcode calls for, whatever
  * @pkt->ext says, then the stellar header if @pkt->xhdr is set, and the
- * BTH fields as given (24-bit fields masked; @pkt->xcap and @pkt->xhdr
- * only on RC opcodes).  The caller sets @pkt->pad_count (see
+ * BTH fields as given (24-bit fields masked; @pkt->xcap, @pkt->xhdr and
+ * @pkt->xecho only on RC opcodes).  The caller sets @pkt->pad_count (see
  * stellar_pad_count()), appends payload, zeroed pad and room for the ICRC.
  *
  * Return: bytes written (stellar_pkt_hdr_len(), at most
@@ -640,10 +643,12 @@ u32 stellar_build_headers(u8 *bth, const struct stellar_pkt *pkt)
 
 	if (!len)
 		return 0;
-	if (info->qp_class != STELLAR_QPC_RC && (pkt->xcap || pkt->xhdr)) {
+	if (info->qp_class != STELLAR_QPC_RC &&
+	    (pkt->xcap || pkt->xhdr || pkt->xecho)) {
 		rc_bits = *pkt;
 		rc_bits.xcap = false;
 		rc_bits.xhdr = false;
+		rc_bits.xecho = false;
 		pkt = &rc_bits;
 	}
 	sw_build_bth(bth, pkt);

@@ -71,6 +71,7 @@
 #define STELLAR_BTH_RESV7	GENMASK(30, 24)
 #define STELLAR_BTH_XCAP	BIT(30)	/* resv7: stellar extensions offered */
 #define STELLAR_BTH_XHDR	BIT(29)	/* resv7: a stellar header follows */
+#define STELLAR_BTH_XECHO	BIT(28)	/* resv7: an echo, or asks for one */
 #define STELLAR_BTH_PSN		GENMASK(23, 0)
 
 /* AETH: Syndrome, MSN.  DETH word 1: reserved, SrcQP. */
@@ -214,6 +215,8 @@ struct stellar_opcode_info {
  *	(requests: offers them; responses: accepts the offer)
  * @xhdr: RC only: BTH XHDR bit, a stellar header follows the standard
  *	extension headers (STELLAR_EXT_X set after parsing)
+ * @xecho: RC only: BTH XECHO bit; requests: acknowledge me on my own UDP
+ *	port too; ACKs: this one answers such a request
  * @xph: placement header of a SEND or WRITE request packet:
  *	@xph.offset byte offset of the payload in its message,
  *	@xph.rmsn receive-consuming messages sent before this message,
@@ -265,6 +268,7 @@ struct stellar_pkt {
 	} deth;
 	bool xcap;
 	bool xhdr;
+	bool xecho;
 	struct {
 		u32 offset;
 		u32 rmsn;

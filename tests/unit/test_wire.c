@@ -949,6 +949,7 @@ static void test_xhdr_round_trip(void **state)
 			random_fields(&rng, &sent, op);
 			sent.xcap = test_rng_below(&rng, 2);
 			sent.xhdr = true;
+			sent.xecho = test_rng_below(&rng, 2);
 			sent.xph.offset = (u32)test_rng_next(&rng);
 			sent.xph.rmsn = (u32)test_rng_next(&rng);
 			sent.xph.va = test_rng_next(&rng);
@@ -966,6 +967,8 @@ static void test_xhdr_round_trip(void **state)
 					 STELLAR_RX_OK);
 			assert_int_equal(got.xcap, sent.xcap);
 			assert_true(got.xhdr);
+			assert_int_equal(got.xecho, sent.xecho);
+			assert_int_equal(buf[8] & 0x10, sent.xecho ? 0x10 : 0);
 			assert_true(got.ext & STELLAR_EXT_X);
 			assert_int_equal(got.hdr_len, hdr_len);
 			assert_int_equal(got.payload_len, plen);
@@ -1046,18 +1049,19 @@ static void test_xhdr_truncated(void **state)
 static void test_xbits_only_rc(void **state)
 {
 	struct stellar_pkt pkt = {
-		.opcode = STELLAR_OP_UC_SEND_ONLY, .xcap = true,
+		.opcode = STELLAR_OP_UC_SEND_ONLY, .xcap = true, .xecho = true,
 	};
 	uint8_t buf[64];
 
 	(void)state;
 	assert_int_equal(stellar_build_headers(buf, &pkt), 12);
 	assert_int_equal(buf[8], 0);
-	buf[8] = 0x60;				/* XCAP | XHDR */
+	buf[8] = 0x70;				/* XCAP | XHDR | XECHO */
 	memset(buf + 12, 0, 8);
 	assert_int_equal(stellar_parse_packet(buf, 20, &pkt), STELLAR_RX_OK);
 	assert_false(pkt.xcap);
 	assert_false(pkt.xhdr);
+	assert_false(pkt.xecho);
 	assert_int_equal(pkt.hdr_len, 12);
 	assert_int_equal(pkt.payload_len, 4);
 	pkt.opcode = STELLAR_OP_UD_SEND_ONLY;
@@ -1073,7 +1077,16 @@ static void test_xbits_only_rc(void **state)
 	assert_int_equal(stellar_parse_packet(buf, 20, &pkt), STELLAR_RX_OK);
 	assert_true(pkt.xcap);
 	assert_false(pkt.xhdr);
+	assert_false(pkt.xecho);
 	assert_int_equal(pkt.ext, STELLAR_EXT_AETH);
+	/* An echo: XECHO beside XCAP, nothing else changes. */
+	pkt.xecho = true;
+	assert_int_equal(stellar_build_headers(buf, &pkt), 16);
+	assert_int_equal(buf[8], 0x50);
+	assert_int_equal(stellar_parse_packet(buf, 20, &pkt), STELLAR_RX_OK);
+	assert_true(pkt.xecho);
+	assert_true(pkt.xcap);
+	assert_int_equal(pkt.hdr_len, 16);
 }
 
 int main(void)
