@@ -13,7 +13,8 @@
  * a few clean RTTs) halves it, and STELLAR_SPRAY_FAIL_LOSSES losses in a
  * row take the path out, except the last quarter of the paths.  A failed
  * path carries a single probe packet after an exponentially growing wait;
- * an acknowledgement brings it back.
+ * an acknowledgement brings it back.  Echoes (stellar_spray_want_echo())
+ * find paths whose way back is dead; those come back by an echo only.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -315,6 +316,15 @@ static void spray_cong_decay(struct stellar_spray_path *p, u64 now_us)
 	}
 }
 
+/* A failed or probing path is usable again. */
+static void spray_revive(struct stellar_spray *s, struct stellar_spray_path *p)
+{
+	p->state = STELLAR_PATH_ACTIVE;
+	p->fail_count = 0;
+	p->retry_at_us = 0;
+	spray_reset_credits(s);
+}
+
 void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
 			 bool ecn, u64 now_us)
 {
@@ -326,12 +336,9 @@ void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
 	p->loss_run = 0;
 	if (rtt_us)
 		spray_rtt_sample(p, rtt_us);
-	if (!spray_is_active(p)) {
-		p->state = STELLAR_PATH_ACTIVE;
-		p->fail_count = 0;
-		p->retry_at_us = 0;
-		spray_reset_credits(s);
-	}
+	/* Acknowledged through other ports says nothing of its way back. */
+	if (!spray_is_active(p) && !p->back_dead)
+		spray_revive(s, p);
 	if (ecn) {
 		p->ecn_marks++;
 		spray_congested(p, now_us);
@@ -370,6 +377,122 @@ void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us)
 static u32 spray_path_rto(const struct stellar_spray_path *p)
 {
 	return p->srtt_us + 4 * p->rttvar_us;
+}
+
+/* Time between two echoes of a path that answers them. */
+static u64 spray_echo_gap(const struct stellar_spray_path *p)
+{
+	return spray_max(2 * p->srtt_us, STELLAR_SPRAY_ECHO_MIN_US);
+}
+
+/* How long an echo may take before it counts as missed. */
+static u64 spray_echo_wait(const struct stellar_spray_path *p)
+{
+	return spray_max(2 * spray_path_rto(p), 2 * STELLAR_SPRAY_ECHO_MIN_US);
+}
+
+/*
+ * An echo of @p did not come back while another path's did: after a few
+ * in a row its way back is dead, and it is taken out (but not the last
+ * quarter of the paths).
+ */
+static void spray_echo_missed(struct stellar_spray *s,
+			      struct stellar_spray_path *p, u64 now_us)
+{
+	if (++p->echo_misses < STELLAR_SPRAY_ECHO_MISSES ||
+	    stellar_spray_count_state(s, STELLAR_PATH_ACTIVE) <=
+	    spray_keep_active(s))
+		return;
+	p->echo_misses = 0;
+	p->back_dead = true;
+	p->back_failures++;
+	spray_fail(s, p, now_us);
+	spray_reweight(s);
+}
+
+/*
+ * May @p, an active path, carry an echo now?  Not while its last one may
+ * still come back; one that did not is counted as missed (which may take
+ * @p out) and another may go.
+ */
+static bool spray_echo_due(struct stellar_spray *s,
+			   struct stellar_spray_path *p, u64 now_us)
+{
+	u64 age = now_us - p->echo_sent_us;
+
+	if (!p->echo_sent_us)
+		return true;
+	if (p->back_seen_us >= p->echo_sent_us)
+		return age >= spray_echo_gap(p);
+	if (age < spray_echo_wait(p))
+		return false;
+	if (s->echo_seen && s->echo_rcvd_us > p->echo_sent_us)
+		spray_echo_missed(s, p, now_us);
+	p->echo_sent_us = 0;
+	return spray_is_active(p);
+}
+
+static bool spray_echo_sent(struct stellar_spray *s,
+			    struct stellar_spray_path *p, u64 now_us)
+{
+	s->echo_credit = 0;
+	p->echo_sent_us = now_us;
+	return true;
+}
+
+bool stellar_spray_want_echo(struct stellar_spray *s, u32 path, u64 now_us)
+{
+	struct stellar_spray_path *p;
+
+	if (s->nr_paths <= 1 || path >= s->nr_paths)
+		return false;
+	p = &s->path[path];
+	if (s->echo_credit < U32_MAX)
+		s->echo_credit++;
+	if (p->state == STELLAR_PATH_PROBING)
+		return spray_echo_sent(s, p, now_us);
+	if (!spray_is_active(p) || !spray_echo_due(s, p, now_us) ||
+	    s->echo_credit < STELLAR_SPRAY_ECHO_EVERY)
+		return false;
+	return spray_echo_sent(s, p, now_us);
+}
+
+/* The path whose port is @sport, or nr_paths. */
+static u32 spray_path_of_port(const struct stellar_spray *s, u16 sport)
+{
+	u32 delta = (u32)(sport - s->path[0].sport) & STELLAR_SPRAY_PORT_MASK;
+	u32 path = delta / STELLAR_SPRAY_PORT_STRIDE;
+
+	if (path < s->nr_paths && s->path[path].sport == sport)
+		return path;
+	return s->nr_paths;
+}
+
+void stellar_spray_response(struct stellar_spray *s, u16 sport, bool echo,
+			    u64 now_us)
+{
+	struct stellar_spray_path *p;
+	u32 path;
+
+	if (s->nr_paths <= 1)
+		return;
+	if (echo) {
+		s->echo_seen = true;
+		s->echo_rcvd_us = now_us;
+	}
+	path = spray_path_of_port(s, sport);
+	if (path >= s->nr_paths)
+		return;
+	p = &s->path[path];
+	p->back_seen_us = now_us;
+	p->echo_misses = 0;
+	if (p->back_dead) {
+		p->back_dead = false;
+		if (!spray_is_active(p)) {
+			spray_revive(s, p);
+			spray_reweight(s);
+		}
+	}
 }
 
 u32 stellar_spray_rto_us(const struct stellar_spray *s, u32 min_us,

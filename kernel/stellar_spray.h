@@ -49,6 +49,15 @@ enum stellar_path_state {
  * @min_rtt_us: smallest RTT sample of the last STELLAR_SPRAY_MIN_RTT_WIN_US
  *		(0: none), for stellar_spray_queue_delay_us()
  * @min_rtt_at_us: when @min_rtt_us was taken
+ * @echo_sent_us: when the newest packet that asked for an echo (an ACK on
+ *		its own port, stellar_spray_want_echo()) went out on it
+ * @back_seen_us: when a response last arrived through its port (its way
+ *		back worked)
+ * @echo_misses: echoes in a row that did not come back while those of
+ *		other paths did
+ * @back_dead: taken out because its way back is dead: only an echo
+ *		through its port brings it back
+ * @back_failures: times it was taken out for that
  */
 struct stellar_spray_path {
 	u16 sport;
@@ -69,6 +78,11 @@ struct stellar_spray_path {
 	u64 cong_at_us;
 	u32 min_rtt_us;
 	u64 min_rtt_at_us;
+	u64 echo_sent_us;
+	u64 back_seen_us;
+	u8 echo_misses;
+	bool back_dead;
+	u64 back_failures;
 };
 
 #define STELLAR_SPRAY_WEIGHT_MAX	16
@@ -90,17 +104,29 @@ struct stellar_spray_path {
 #define STELLAR_SPRAY_MIN_RTT_WIN_US	(10 * 1000 * 1000)
 /* RTT samples above this are clamped (keeps the arithmetic in u32). */
 #define STELLAR_SPRAY_RTT_MAX_US	(1U << 26)
+/* At most one packet in this many of a QP asks for an echo... */
+#define STELLAR_SPRAY_ECHO_EVERY	8
+/* ...and one per path per two of its RTTs, but not more often than this. */
+#define STELLAR_SPRAY_ECHO_MIN_US	2000
+/* Echoes missed in a row that take a path out for its way back. */
+#define STELLAR_SPRAY_ECHO_MISSES	3
 
 /**
  * struct stellar_spray - path choice of one QP's requester
  * @nr_paths: paths in use, 1 to STELLAR_SPRAY_MAX_PATHS (1: single path)
  * @shift: per-QP rotation offset, so QPs do not move in lock step
  * @credit: scheduling state of the weighted rotation
+ * @echo_credit: packets since the last one that asked for an echo
+ * @echo_seen: the peer answered an echo: it knows them, misses count
+ * @echo_rcvd_us: when an echo last came back, through any path
  * @path: the paths
  */
 struct stellar_spray {
 	u32 nr_paths;
 	u32 shift;
+	u32 echo_credit;
+	bool echo_seen;
+	u64 echo_rcvd_us;
 	s32 credit[STELLAR_SPRAY_MAX_PATHS];
 	struct stellar_spray_path path[STELLAR_SPRAY_MAX_PATHS];
 };
@@ -190,6 +216,38 @@ void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
  * later.
  */
 void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us);
+
+/**
+ * stellar_spray_want_echo() - should a new packet ask for an echo
+ * @s: the QP's spray state
+ * @path: the path it takes
+ * @now_us: current time
+ *
+ * Over ECMP the way back of a UDP port is another link than its way
+ * there, and ACKs of other ports acknowledge a port's packets when its way
+ * back is dead: the sender would keep using it.  So a packet now and then
+ * asks the responder to acknowledge it on its own port (an echo), on every
+ * path in turn; a path whose echoes stop coming back, while those of other
+ * paths come, is taken out like a lossy one, and only an echo through its
+ * port (a probe asks for one) brings it back.  Misses count only once the
+ * peer has answered an echo (it knows them).  Call once per new packet.
+ *
+ * Return: true if this packet asks for an echo (a probe always does).
+ */
+bool stellar_spray_want_echo(struct stellar_spray *s, u32 path, u64 now_us);
+
+/**
+ * stellar_spray_response() - a response arrived through a UDP port
+ * @s: the QP's spray state
+ * @sport: its UDP source port (the responder echoes the ports of requests)
+ * @echo: the responder marked it as an echo
+ * @now_us: current time
+ *
+ * The way back of the path with port @sport works; an echo also says the
+ * peer answers echoes.  A path taken out for its way back comes back.
+ */
+void stellar_spray_response(struct stellar_spray *s, u16 sport, bool echo,
+			    u64 now_us);
 
 /**
  * stellar_spray_rto_us() - retransmission timeout from measured RTTs

@@ -605,6 +605,164 @@ static void test_queue_delay(void **state)
 	free(s);
 }
 
+/* ---- echoes: paths whose way back is dead ------------------------------ */
+
+#define ECHO_STEP_US	100	/* time between two packets of the runs */
+
+/*
+ * Send @count packets, one every ECHO_STEP_US from *@now: each is
+ * acknowledged (through some port: data is never lost here), and an echo
+ * it asks for comes back at once through its own port unless that path is
+ * in @dead_back (bit per path) or the peer does not know echoes
+ * (@echo_peer false: it replies on the packet's port without the mark).
+ * Echoes asked for are counted per path in @echoes (may be NULL).
+ */
+static void echo_run(struct stellar_spray *s, u32 count, u64 dead_back,
+		     bool echo_peer, u64 *now, u32 *echoes)
+{
+	u32 i, path;
+
+	for (i = 0; i < count; i++, *now += ECHO_STEP_US) {
+		path = stellar_spray_pick(s, i, *now);
+		assert_true(path < s->nr_paths);
+		stellar_spray_acked(s, path, 50, false, *now);
+		if (!stellar_spray_want_echo(s, path, *now))
+			continue;
+		if (echoes)
+			echoes[path]++;
+		if (!(dead_back & (1ULL << path)))
+			stellar_spray_response(s, stellar_spray_sport(s, path),
+					       echo_peer, *now + 1);
+	}
+}
+
+static void test_echoes_cover_every_path(void **state)
+{
+	struct stellar_spray *s = new_spray(16, 5);
+	u32 echoes[STELLAR_SPRAY_MAX_PATHS] = {}, total = 0, i;
+	u64 now = T0;
+
+	(void)state;
+	echo_run(s, 20000, 0, true, &now, echoes);
+	for (i = 0; i < 16; i++) {
+		assert_true(echoes[i] >= 10);
+		total += echoes[i];
+		assert_int_equal(s->path[i].state, STELLAR_PATH_ACTIVE);
+	}
+	/* At most one packet in STELLAR_SPRAY_ECHO_EVERY asks for one. */
+	assert_true(total <= 20000 / STELLAR_SPRAY_ECHO_EVERY);
+	/* ...and a path at most once per STELLAR_SPRAY_ECHO_MIN_US. */
+	for (i = 0; i < 16; i++)
+		assert_true(echoes[i] <= 20000 * ECHO_STEP_US /
+					 STELLAR_SPRAY_ECHO_MIN_US + 1);
+	assert_false(stellar_spray_want_echo(new_spray(1, 0), 0, now));
+	free(s);
+}
+
+static void test_dead_way_back_taken_out(void **state)
+{
+	struct stellar_spray *s = new_spray(4, 0);
+	u64 now = T0, retry_at;
+	u32 per_path[STELLAR_SPRAY_MAX_PATHS];
+	u8 fails;
+
+	(void)state;
+	/* Its probes during the run are not answered either: it stays out. */
+	echo_run(s, 2000, 1ULL << 2, true, &now, NULL);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_FAILED);
+	assert_true(s->path[2].back_dead);
+	assert_int_equal(s->path[2].back_failures, 1);
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 3);
+	count_picks(s, 0, 30, now, per_path);
+	assert_int_equal(per_path[2], 0);
+	/* Its probe is acknowledged through other ports: still out. */
+	fails = s->path[2].fail_count;
+	retry_at = s->path[2].retry_at_us;
+	assert_int_equal(stellar_spray_pick(s, 0, retry_at), 2);
+	assert_true(stellar_spray_want_echo(s, 2, retry_at));
+	stellar_spray_acked(s, 2, 50, false, retry_at + 10);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_PROBING);
+	/* Unanswered until its deadline: failed again, longer wait. */
+	stellar_spray_pick(s, 1, s->path[2].retry_at_us);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_FAILED);
+	assert_int_equal(s->path[2].fail_count, fails + 1);
+	/* The way back works again: the next probe's echo brings it back. */
+	retry_at = s->path[2].retry_at_us;
+	assert_int_equal(stellar_spray_pick(s, 0, retry_at), 2);
+	assert_true(stellar_spray_want_echo(s, 2, retry_at));
+	stellar_spray_response(s, stellar_spray_sport(s, 2), true, retry_at + 5);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_ACTIVE);
+	assert_false(s->path[2].back_dead);
+	assert_int_equal(s->path[2].fail_count, 0);
+	assert_true(picks_path(s, 2, retry_at + 6));
+	free(s);
+}
+
+/* A peer that never marks echoes, or no echo at all coming back: no path
+ * is blamed (misses count against the echoes of other paths). */
+static void test_echo_misses_need_evidence(void **state)
+{
+	struct stellar_spray *s = new_spray(8, 1);
+	u64 now = T0;
+
+	(void)state;
+	echo_run(s, 5000, 1ULL << 3, false, &now, NULL);
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 8);
+	assert_false(s->echo_seen);
+	/* Echoes known, then every way back dead at once. */
+	echo_run(s, 100, 0, true, &now, NULL);
+	assert_true(s->echo_seen);
+	echo_run(s, 5000, ~0ULL, true, &now, NULL);
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 8);
+	free(s);
+}
+
+/* Ways back dead on all but one path: a quarter of the paths stays. */
+static void test_echo_keeps_last_paths(void **state)
+{
+	struct stellar_spray *s = new_spray(8, 0);
+	u64 now = T0;
+	u32 i, dead = 0;
+
+	(void)state;
+	echo_run(s, 20000, 0xfe, true, &now, NULL);
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE) +
+			 stellar_spray_count_state(s, STELLAR_PATH_PROBING), 2);
+	assert_int_equal(s->path[0].state, STELLAR_PATH_ACTIVE);
+	for (i = 0; i < 8; i++)
+		dead += s->path[i].back_dead;
+	assert_int_equal(dead, 6);
+	free(s);
+}
+
+/* Responses through ports that are not the QP's paths change nothing. */
+static void test_response_port_mapping(void **state)
+{
+	struct stellar_spray *s = malloc(sizeof(*s));
+	u32 i;
+
+	(void)state;
+	assert_non_null(s);
+	/* Path ports wrap around the top of the range. */
+	stellar_spray_init(s, 4, 0xfffc, 0);
+	assert_int_equal(stellar_spray_sport(s, 2), 0xc000);
+	for (i = 0; i < 4; i++) {
+		s->path[i].back_dead = true;
+		s->path[i].state = STELLAR_PATH_FAILED;
+	}
+	stellar_spray_response(s, 0xc001, true, T0);
+	stellar_spray_response(s, 0xc004, true, T0);
+	stellar_spray_response(s, 4791, true, T0);
+	for (i = 0; i < 4; i++)
+		assert_true(s->path[i].back_dead);
+	stellar_spray_response(s, 0xc000, false, T0);
+	assert_false(s->path[2].back_dead);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_ACTIVE);
+	assert_int_equal(s->path[2].back_seen_us, T0);
+	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 1);
+	free(s);
+}
+
 /* Random events never produce an out-of-range path or a FAILED pick. */
 static void test_random_events(void **state)
 {
@@ -668,6 +826,11 @@ int main(void)
 		cmocka_unit_test(test_rto_from_rtt),
 		cmocka_unit_test(test_path_rto),
 		cmocka_unit_test(test_rtt_spread),
+		cmocka_unit_test(test_echoes_cover_every_path),
+		cmocka_unit_test(test_dead_way_back_taken_out),
+		cmocka_unit_test(test_echo_misses_need_evidence),
+		cmocka_unit_test(test_echo_keeps_last_paths),
+		cmocka_unit_test(test_response_port_mapping),
 		cmocka_unit_test(test_random_events),
 		cmocka_unit_test(test_queue_delay),
 	};
