@@ -1085,6 +1085,24 @@ static void stellar_comp_rd_answered(struct stellar_qp_xport *xp, u32 psn)
 	stellar_lat_path_rtt(xp, t->path, rtt_us, now);
 }
 
+/*
+ * A response to a packet sent came through the UDP port of a spray path:
+ * that path's way back works (stellar_spray_response()).  Also for copies
+ * and echoes of an ACK that others overtook, so before the PSN check.
+ */
+static void stellar_comp_way_back(struct stellar_qp_xport *xp,
+				  const struct sk_buff *skb,
+				  const struct stellar_pkt *pkt)
+{
+	if (!xp->spraying || !xp->x_on ||
+	    !stellar_psn_before(pkt->psn, xp->psn_high))
+		return;
+	if (pkt->xecho)
+		stellar_xstat(xp, STELLAR_XS_ECHOES_RCVD, 1);
+	stellar_spray_response(&xp->rc->spray, ntohs(udp_hdr(skb)->source),
+			       pkt->xecho, stellar_now_us());
+}
+
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		      const struct stellar_pkt *pkt)
 {
@@ -1094,6 +1112,7 @@ void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		stellar_xstat(xp, STELLAR_XS_DROP_STATE, 1);
 		return;
 	}
+	stellar_comp_way_back(xp, skb, pkt);
 	if (!stellar_comp_psn_valid(xp, pkt->psn)) {
 		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
 		return;

@@ -304,13 +304,17 @@ static u16 stellar_req_path_sport(const struct stellar_qp_xport *xp, u32 path)
 /*
  * Extended mode: remember when and where a SEND/WRITE packet went, and
  * pick its path (spread over the spray paths when there are several).
+ * *@echo says whether the packet asks for an echo of its path's way back
+ * (stellar_spray_want_echo()).
  * Return: its UDP source port.
  */
-static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
+static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len,
+			     bool *echo)
 {
 	struct stellar_txp *t = stellar_txp(xp, psn);
 	bool retx = stellar_psn_before(psn, xp->psn_high);
 
+	*echo = false;
 	if (!xp->x_on)
 		return stellar_req_plain_sport(xp);
 	if (!retx)
@@ -318,6 +322,8 @@ static u16 stellar_req_track(struct stellar_qp_xport *xp, u32 psn, u32 len)
 	stellar_req_place(xp, t, psn, len, retx && (t->flags & STELLAR_TXP_DATA));
 	t->flags = (t->flags & ~STELLAR_TXP_SACKED) | STELLAR_TXP_DATA |
 		   (retx ? STELLAR_TXP_RETX : 0);
+	*echo = !retx && xp->spraying &&
+		stellar_spray_want_echo(&xp->rc->spray, t->path, t->sent_us);
 	return stellar_req_path_sport(xp, t->path);
 }
 
@@ -435,6 +441,7 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 	struct stellar_av av = xp->cfg.av;
 	u16 sport = xp->cfg.sport;
 	struct stellar_tx_pkt tp;
+	bool echo = false;
 	int ret;
 
 	stellar_req_fill_hdr(xp, &tp.hdr, xp->sq_psn);
@@ -460,7 +467,11 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 		return stellar_copy_status(ret);
 	}
 	if (xp->qp->ibqp.qp_type == IB_QPT_RC)
-		sport = stellar_req_track(xp, xp->sq_psn, len);
+		sport = stellar_req_track(xp, xp->sq_psn, len, &echo);
+	if (echo) {
+		stellar_tx_set_echo(&tp);
+		stellar_xstat(xp, STELLAR_XS_ECHOES_ASKED, 1);
+	}
 	stellar_req_account(xp, xp->sq_psn, 1);
 	stellar_tx_xmit(xp, &av, &tp, sport);
 	return IB_WC_SUCCESS;

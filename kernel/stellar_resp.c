@@ -152,6 +152,48 @@ static void stellar_resp_ack_alt(struct stellar_qp_xport *xp,
 	}
 }
 
+/* A request asked for an echo: the next ACK goes on its port too. */
+static void stellar_resp_echo_port(struct stellar_qp_xport *xp, u16 sport)
+{
+	u8 i;
+
+	for (i = 0; i < STELLAR_ECHO_PORTS; i++) {
+		if (xp->echo_sports[i] == sport)
+			return;
+		if (!xp->echo_sports[i]) {
+			xp->echo_sports[i] = sport;
+			return;
+		}
+	}
+	xp->echo_sports[STELLAR_ECHO_PORTS - 1] = sport;
+}
+
+/*
+ * Copies of ACK @tp, marked as an echo, on the ports of the requests that
+ * asked for one (the ACK itself takes the reply port): their requester
+ * learns which ways back work (stellar_spray_want_echo()).
+ */
+static void stellar_resp_ack_echoes(struct stellar_qp_xport *xp,
+				    const struct stellar_tx_pkt *tp)
+{
+	u16 reply = stellar_resp_sport(xp);
+	u8 i;
+
+	for (i = 0; i < STELLAR_ECHO_PORTS && xp->echo_sports[i]; i++) {
+		struct stellar_tx_pkt copy = *tp;
+		u16 port = xp->echo_sports[i];
+
+		stellar_xstat(xp, STELLAR_XS_ECHOES_SENT, 1);
+		if (port == reply)
+			continue;
+		copy.skb = skb_copy(tp->skb, GFP_KERNEL);
+		if (!copy.skb)
+			break;
+		stellar_tx_xmit(xp, &xp->cfg.av, &copy, port);
+	}
+	memset(xp->echo_sports, 0, sizeof(xp->echo_sports));
+}
+
 /* An ACK or NAK for PSN @psn, saying @msn messages completed. */
 static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
 				 u32 psn, u32 msn)
@@ -165,8 +207,11 @@ static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
 		tp.hdr.becn = xp->peer_x && xp->newest_ce;
 		xp->newest_ce = false;
 	}
+	tp.hdr.xecho = xp->peer_x && xp->echo_sports[0];
 	if (stellar_tx_alloc(xp, &tp, 0))
 		return;
+	if (tp.hdr.xecho)
+		stellar_resp_ack_echoes(xp, &tp);
 	if (tp.hdr.xhdr && xp->win.nr_ooo)
 		stellar_xstat(xp, STELLAR_XS_SACKS_SENT, 1);
 	if (syndrome == STELLAR_SYN_ACK)
@@ -292,6 +337,7 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 	xp->reply_sport = 0;
 	memset(xp->alt_sports, 0, sizeof(xp->alt_sports));
 	xp->ack_copies = 0;
+	memset(xp->echo_sports, 0, sizeof(xp->echo_sports));
 }
 
 /**
@@ -1148,8 +1194,18 @@ static bool stellar_resp_rc(struct stellar_qp_xport *xp, struct sk_buff *skb,
 	/* The peer offers the extensions: responses accept them. */
 	if (pkt->xcap && READ_ONCE(stellar_wire_ext))
 		xp->peer_x = true;
-	if (xp->peer_x)
-		stellar_resp_reply_port(xp, ntohs(udp_hdr(skb)->source));
+	/*
+	 * A request asking for an echo may be the probe of a path whose way
+	 * back is dead: it gets its echo, the reply port stays.
+	 */
+	if (xp->peer_x) {
+		u16 sport = ntohs(udp_hdr(skb)->source);
+
+		if (pkt->xecho)
+			stellar_resp_echo_port(xp, sport);
+		else
+			stellar_resp_reply_port(xp, sport);
+	}
 	if (pkt->xhdr)
 		stellar_xstat(xp, STELLAR_XS_X_RCVD, 1);
 	switch (stellar_psn_classify(&xp->win, pkt->psn)) {

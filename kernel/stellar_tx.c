@@ -15,6 +15,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <asm/unaligned.h>
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
@@ -63,6 +64,23 @@ int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 	tp->payload = bth + hdr_len;
 	tp->skb = skb;
 	return 0;
+}
+
+/**
+ * stellar_tx_set_echo() - set XECHO in the BTH of a built RC packet
+ * @tp: a packet from stellar_tx_alloc(), not yet sent
+ *
+ * For a requester that learns only after building a packet (when it picks
+ * the packet's path) that it asks for an echo; the ICRC is computed when
+ * the packet is sent.
+ */
+void stellar_tx_set_echo(struct stellar_tx_pkt *tp)
+{
+	u8 *bth_w2 = tp->skb->data + 8;
+
+	tp->hdr.xecho = true;
+	put_unaligned_be32(get_unaligned_be32(bth_w2) | STELLAR_BTH_XECHO,
+			   bth_w2);
 }
 
 static void stellar_tx_push_udp(struct sk_buff *skb, u16 sport)

@@ -525,6 +525,9 @@ static const char * const stellar_xstat_names[__STELLAR_XS_MAX] = {
 	[STELLAR_XS_CC_RATE_CUTS] = "cc_rate_cuts",
 	[STELLAR_XS_CC_RATE_INCREASES] = "cc_rate_increases",
 	[STELLAR_XS_CC_PACED] = "cc_paced",
+	[STELLAR_XS_ECHOES_ASKED] = "echoes_asked",
+	[STELLAR_XS_ECHOES_SENT] = "echoes_sent",
+	[STELLAR_XS_ECHOES_RCVD] = "echoes_rcvd",
 };
 
 /**

@@ -91,6 +91,11 @@
  * the responder cannot tell which ways back are dead.
  */
 #define STELLAR_ALT_REPLY_PORTS		3
+/*
+ * Ports of requests asking for an echo that one ACK answers, at most (a
+ * requester asks on at most one packet in STELLAR_SPRAY_ECHO_EVERY).
+ */
+#define STELLAR_ECHO_PORTS		4
 
 /* Bits of stellar_txp.flags. */
 #define STELLAR_TXP_DATA		BIT(0)	/* SEND/WRITE packet, tracked */
@@ -171,6 +176,9 @@ enum stellar_xport_stat {
 	STELLAR_XS_CC_RATE_CUTS,
 	STELLAR_XS_CC_RATE_INCREASES,
 	STELLAR_XS_CC_PACED,
+	STELLAR_XS_ECHOES_ASKED,
+	STELLAR_XS_ECHOES_SENT,
+	STELLAR_XS_ECHOES_RCVD,
 	__STELLAR_XS_MAX,
 };
 
@@ -466,6 +474,9 @@ struct stellar_qp_cc {
  * @ack_copies: the next ACK ends a message (1) or answers a resent
  *	packet (STELLAR_ALT_REPLY_PORTS): it goes on that many of
  *	@alt_sports too
+ * @echo_sports: with @peer_x, the distinct ports of requests that asked
+ *	for an echo (XECHO) since the last ACK, which goes on them too,
+ *	marked (0: none)
  * @msg: the message being received
  * @resp_work: sends the responses of READ and atomic requests
  * @res_next: index of the next request
@@ -548,6 +559,7 @@ struct stellar_qp_xport {
 	u16 reply_sport;
 	u16 alt_sports[STELLAR_ALT_REPLY_PORTS];
 	u8 ack_copies;
+	u16 echo_sports[STELLAR_ECHO_PORTS];
 	struct stellar_resp_msg msg;
 	struct work_struct resp_work;
 	u32 res_next;
@@ -721,6 +733,7 @@ struct sk_buff *stellar_xport_rx_dequeue(struct stellar_qp_xport *xp);
 /* stellar_tx.c */
 int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 		     u32 payload_len);
+void stellar_tx_set_echo(struct stellar_tx_pkt *tp);
 int stellar_tx_xmit(struct stellar_qp_xport *xp, const struct stellar_av *av,
 		    struct stellar_tx_pkt *tp, u16 sport);
 int stellar_tx_loopback_rcv(struct sk_buff *skb);
