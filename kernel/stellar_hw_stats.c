@@ -77,6 +77,7 @@ static const struct stellar_hw_counter stellar_hw_counters[] = {
 	HW_SPRAY(ECN_MARKS, "spray_ecn_marks"),
 	HW_SPRAY(PATHS_FAILED, "spray_paths_failed"),
 	HW_SPRAY(PATHS_PROBING, "spray_paths_probing"),
+	HW_SPRAY(BACK_FAILURES, "spray_back_failures"),
 	HW_SPRAY(OOO_MAX, "ooo_depth_max"),
 	HW_OOO(0, "ooo_depth_1"), HW_OOO(1, "ooo_depth_2_3"),
 	HW_OOO(2, "ooo_depth_4_7"), HW_OOO(3, "ooo_depth_8_15"),

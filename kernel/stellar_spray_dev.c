@@ -4,8 +4,8 @@
  *
  *   /proc/stellar/spray_stats   a section per device: per path (summed
  *                               over the device's QPs) packets, bytes,
- *                               retransmits, losses, ECN marks, RTT and
- *                               state; the out-of-order depth histogram;
+ *                               retransmits, losses, ECN marks, ways
+ *                               back found dead, RTT and state; the out-of-order depth histogram;
  *                               a line per spraying QP
  *   STELLAR_CMD_GET_SPRAY       the same for stellar-tool
  *   STELLAR_CMD_SET_QP          per-QP spray_paths
@@ -40,6 +40,8 @@
  * @retransmits: of @packets, retransmissions
  * @losses: packets declared lost
  * @ecn_marks: acknowledgements that reported congestion
+ * @back_dead: of @failed and @probing, those out for a dead way back
+ * @back_failures: times a QP took it out for a dead way back
  */
 struct stellar_spray_path_sum {
 	u32 qps;
@@ -53,6 +55,8 @@ struct stellar_spray_path_sum {
 	u64 retransmits;
 	u64 losses;
 	u64 ecn_marks;
+	u32 back_dead;
+	u64 back_failures;
 };
 
 /**
@@ -117,18 +121,21 @@ void stellar_spray_dev_retire(struct stellar_dev *sdev,
 		struct stellar_spray_dev_retired *r = &sdev->spray.retired[i];
 		struct stellar_spray_path *p = &s->path[i];
 
-		if (!p->tx_packets && !p->losses && !p->ecn_marks)
+		if (!p->tx_packets && !p->losses && !p->ecn_marks &&
+		    !p->back_failures)
 			continue;
 		atomic64_add(p->tx_packets, &r->packets);
 		atomic64_add(p->tx_bytes, &r->bytes);
 		atomic64_add(p->retransmits, &r->retransmits);
 		atomic64_add(p->losses, &r->losses);
 		atomic64_add(p->ecn_marks, &r->ecn_marks);
+		atomic64_add(p->back_failures, &r->back_failures);
 		p->tx_packets = 0;
 		p->tx_bytes = 0;
 		p->retransmits = 0;
 		p->losses = 0;
 		p->ecn_marks = 0;
+		p->back_failures = 0;
 		used = i + 1;
 	}
 	seen = atomic_read(&sdev->spray.retired_paths);
@@ -164,6 +171,8 @@ static void spray_sum_path(struct stellar_spray_path_sum *sum,
 	sum->active += state == STELLAR_PATH_ACTIVE;
 	sum->failed += state == STELLAR_PATH_FAILED;
 	sum->probing += state == STELLAR_PATH_PROBING;
+	sum->back_dead += state != STELLAR_PATH_ACTIVE &&
+			  stellar_peek(p->back_dead);
 	if (srtt) {
 		sum->srtt_n++;
 		sum->srtt_sum += srtt;
@@ -173,6 +182,7 @@ static void spray_sum_path(struct stellar_spray_path_sum *sum,
 	sum->retransmits += stellar_peek(p->retransmits);
 	sum->losses += stellar_peek(p->losses);
 	sum->ecn_marks += stellar_peek(p->ecn_marks);
+	sum->back_failures += stellar_peek(p->back_failures);
 }
 
 /* A QP's spray state, NULL if it has none (UD, never connected). */
@@ -219,6 +229,7 @@ static void spray_add_retired(struct stellar_spray_snapshot *snap,
 		sum->retransmits += atomic64_read(&r->retransmits);
 		sum->losses += atomic64_read(&r->losses);
 		sum->ecn_marks += atomic64_read(&r->ecn_marks);
+		sum->back_failures += atomic64_read(&r->back_failures);
 	}
 }
 
@@ -315,6 +326,7 @@ int stellar_spray_dev_totals(struct stellar_dev *sdev, u64 *totals)
 		totals[STELLAR_HW_SPRAY_ECN_MARKS] += sum->ecn_marks;
 		totals[STELLAR_HW_SPRAY_PATHS_FAILED] += sum->failed;
 		totals[STELLAR_HW_SPRAY_PATHS_PROBING] += sum->probing;
+		totals[STELLAR_HW_SPRAY_BACK_FAILURES] += sum->back_failures;
 	}
 	kfree(snap);
 	return 0;
@@ -328,15 +340,15 @@ static void spray_show_paths(struct seq_file *m,
 	u32 i;
 
 	if (snap->nr_paths)
-		seq_puts(m, "  path  qps active failed probing      packets          bytes retransmits     losses  ecn_marks  srtt_us state\n");
+		seq_puts(m, "  path  qps active failed probing      packets          bytes retransmits     losses  ecn_marks back_failures  srtt_us state\n");
 	for (i = 0; i < snap->nr_paths; i++) {
 		const struct stellar_spray_path_sum *sum = &snap->path[i];
 
-		seq_printf(m, "  %4u %4u %6u %6u %7u %12llu %14llu %11llu %10llu %10llu %8u %s\n",
+		seq_printf(m, "  %4u %4u %6u %6u %7u %12llu %14llu %11llu %10llu %10llu %13llu %8u %s\n",
 			   i, sum->qps, sum->active, sum->failed, sum->probing,
 			   sum->packets, sum->bytes, sum->retransmits,
-			   sum->losses, sum->ecn_marks, spray_sum_srtt(sum),
-			   spray_sum_state(sum));
+			   sum->losses, sum->ecn_marks, sum->back_failures,
+			   spray_sum_srtt(sum), spray_sum_state(sum));
 	}
 }
 
@@ -457,7 +469,10 @@ static int spray_put_path(struct sk_buff *skb, u32 index,
 			      STELLAR_PATH_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, STELLAR_PATH_ATTR_ECN_MARKS,
 			      sum->ecn_marks, STELLAR_PATH_ATTR_PAD) ||
-	    nla_put_u32(skb, STELLAR_PATH_ATTR_SRTT_US, spray_sum_srtt(sum))) {
+	    nla_put_u32(skb, STELLAR_PATH_ATTR_SRTT_US, spray_sum_srtt(sum)) ||
+	    nla_put_u32(skb, STELLAR_PATH_ATTR_BACK_DEAD, sum->back_dead) ||
+	    nla_put_u64_64bit(skb, STELLAR_PATH_ATTR_BACK_FAILURES,
+			      sum->back_failures, STELLAR_PATH_ATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

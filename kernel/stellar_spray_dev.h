@@ -32,6 +32,7 @@ struct stellar_qp;
  * @retransmits: of @packets, retransmissions
  * @losses: packets declared lost
  * @ecn_marks: congestion-marked acknowledgements
+ * @back_failures: times a QP took the path out for its dead way back
  */
 struct stellar_spray_dev_retired {
 	atomic64_t packets;
@@ -39,6 +40,7 @@ struct stellar_spray_dev_retired {
 	atomic64_t retransmits;
 	atomic64_t losses;
 	atomic64_t ecn_marks;
+	atomic64_t back_failures;
 };
 
 /**
@@ -74,6 +76,7 @@ enum stellar_hw_spray {
 	STELLAR_HW_SPRAY_PATHS_FAILED,	/* paths of all QPs taken out now */
 	STELLAR_HW_SPRAY_PATHS_PROBING,	/* paths of all QPs probed now */
 	STELLAR_HW_SPRAY_OOO_MAX,	/* deepest out-of-order arrival */
+	STELLAR_HW_SPRAY_BACK_FAILURES,	/* paths taken out: way back dead */
 	__STELLAR_HW_SPRAY_MAX,
 };
 

@@ -195,6 +195,8 @@ enum stellar_genl_path_attr {
 	STELLAR_PATH_ATTR_ECN_MARKS,	/* u64: congestion-marked ACKs */
 	STELLAR_PATH_ATTR_SRTT_US,	/* u32: mean smoothed RTT (0: none) */
 	STELLAR_PATH_ATTR_PAD,
+	STELLAR_PATH_ATTR_BACK_DEAD,	/* u32: of failed+probing, way back dead */
+	STELLAR_PATH_ATTR_BACK_FAILURES, /* u64: taken out, way back dead */
 	__STELLAR_PATH_ATTR_MAX,
 };
 #define STELLAR_PATH_ATTR_MAX (__STELLAR_PATH_ATTR_MAX - 1)

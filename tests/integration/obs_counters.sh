@@ -49,8 +49,8 @@ for c in tx_packets tx_bytes rx_packets rx_bytes retransmits timeouts \
 	naks_sent naks_rcvd rnr_naks_sent rnr_naks_rcvd rx_duplicate \
 	out_of_order rx_drop_truncated rx_drop_bad_icrc rx_drop_no_qp \
 	rx_drop_psn rx_drop_queue_full spray_packets spray_losses \
-	spray_ecn_marks spray_paths_failed ooo_depth_1 ooo_depth_2048_up \
-	pvdma_faults pvdma_pinned_bytes emtt_hits emtt_misses; do
+	spray_ecn_marks spray_paths_failed spray_back_failures ooo_depth_1 \
+	ooo_depth_2048_up pvdma_faults pvdma_pinned_bytes emtt_hits emtt_misses; do
 	[ -r "$HW/$c" ] || fail "no port counter $c: $(ls "$HW")"
 	[[ "$(hw "$c")" =~ ^[0-9]+$ ]] || fail "$c reads '$(hw "$c")'"
 done

@@ -37,6 +37,8 @@ static struct nla_policy path_policy[STELLAR_PATH_ATTR_MAX + 1] = {
 	[STELLAR_PATH_ATTR_LOSSES] = { .type = NLA_U64 },
 	[STELLAR_PATH_ATTR_ECN_MARKS] = { .type = NLA_U64 },
 	[STELLAR_PATH_ATTR_SRTT_US] = { .type = NLA_U32 },
+	[STELLAR_PATH_ATTR_BACK_DEAD] = { .type = NLA_U32 },
+	[STELLAR_PATH_ATTR_BACK_FAILURES] = { .type = NLA_U64 },
 };
 
 /* One STELLAR_ATTR_SPRAY_PATH nest; paths beyond the table are dropped. */
@@ -62,6 +64,8 @@ static int decode_path(struct nlattr *nest, struct stellar_spray_info *info)
 	path->retransmits = get_u64(tb, STELLAR_PATH_ATTR_RETRANSMITS);
 	path->losses = get_u64(tb, STELLAR_PATH_ATTR_LOSSES);
 	path->ecn_marks = get_u64(tb, STELLAR_PATH_ATTR_ECN_MARKS);
+	path->back_dead = get_u32(tb, STELLAR_PATH_ATTR_BACK_DEAD);
+	path->back_failures = get_u64(tb, STELLAR_PATH_ATTR_BACK_FAILURES);
 	return 0;
 }
 
@@ -188,10 +192,11 @@ static void print_path_json(FILE *fp, const struct stellar_path_info *p)
 		"\"failed\":%u,\"probing\":%u,\"packets\":%" PRIu64
 		",\"bytes\":%" PRIu64 ",\"retransmits\":%" PRIu64
 		",\"losses\":%" PRIu64 ",\"ecn_marks\":%" PRIu64
+		",\"back_dead\":%u,\"back_failures\":%" PRIu64
 		",\"srtt_us\":%u}",
 		p->index, stellar_path_state(p), p->qps, p->active, p->failed,
 		p->probing, p->packets, p->bytes, p->retransmits, p->losses,
-		p->ecn_marks, p->srtt_us);
+		p->ecn_marks, p->back_dead, p->back_failures, p->srtt_us);
 }
 
 static void print_spray_json(FILE *fp, const struct stellar_spray_info *info)
@@ -232,17 +237,19 @@ static void print_spray_text(FILE *fp, const struct stellar_spray_info *info)
 	fprintf(fp, "%s: spray_paths %u, %u QP%s spraying\n", info->dev_name,
 		info->spray_paths, info->qps, info->qps == 1 ? "" : "s");
 	if (info->nr_paths)
-		fprintf(fp, "  %4s %-8s %4s %12s %14s %11s %10s %10s %8s\n",
+		fprintf(fp, "  %4s %-8s %4s %12s %14s %11s %10s %10s %9s %8s\n",
 			"path", "state", "qps", "packets", "bytes",
-			"retransmits", "losses", "ecn_marks", "srtt_us");
+			"retransmits", "losses", "ecn_marks", "back_fail",
+			"srtt_us");
 	for (i = 0; i < info->nr_paths; i++) {
 		const struct stellar_path_info *p = &info->path[i];
 
 		fprintf(fp, "  %4u %-8s %4u %12" PRIu64 " %14" PRIu64
-			" %11" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8u\n",
+			" %11" PRIu64 " %10" PRIu64 " %10" PRIu64 " %9" PRIu64
+			" %8u\n",
 			p->index, stellar_path_state(p), p->qps, p->packets,
 			p->bytes, p->retransmits, p->losses, p->ecn_marks,
-			p->srtt_us);
+			p->back_failures, p->srtt_us);
 	}
 	print_ooo_text(fp, info->ooo, info->ooo_max);
 }

@@ -29,11 +29,13 @@ struct stellar_path_info {
 	uint32_t failed;	/* ... took it out */
 	uint32_t probing;	/* ... probe it */
 	uint32_t srtt_us;	/* mean smoothed RTT, 0 if none */
+	uint32_t back_dead;	/* of failed + probing: way back dead */
 	uint64_t packets;
 	uint64_t bytes;
 	uint64_t retransmits;
 	uint64_t losses;
 	uint64_t ecn_marks;
+	uint64_t back_failures;	/* taken out for a dead way back */
 };
 
 struct stellar_spray_info {

@@ -64,7 +64,7 @@ static void test_counter_table(void **state)
 	size_t i, j;
 
 	(void)state;
-	assert_int_equal(mon_nr_counters, 71);	/* stellar_hw_stats.c */
+	assert_int_equal(mon_nr_counters, 72);	/* stellar_hw_stats.c */
 	for (i = 0; i < mon_nr_counters; i++) {
 		c = &mon_counters[i];
 		assert_true(c->family < mon_nr_families);

@@ -55,6 +55,10 @@ static void put_path(struct nl_msg *msg, uint32_t index, uint32_t qps,
 	assert_int_equal(nla_put_u64(msg, STELLAR_PATH_ATTR_ECN_MARKS, 0), 0);
 	assert_int_equal(nla_put_u32(msg, STELLAR_PATH_ATTR_SRTT_US,
 				     100 + index), 0);
+	assert_int_equal(nla_put_u32(msg, STELLAR_PATH_ATTR_BACK_DEAD,
+				     failed), 0);
+	assert_int_equal(nla_put_u64(msg, STELLAR_PATH_ATTR_BACK_FAILURES,
+				     3 * failed), 0);
 	nla_nest_end(msg, nest);
 }
 
@@ -207,7 +211,7 @@ static void test_print_text(void **state)
 	decode(spray_reply(1), &info);
 	text = print_to_string(&info, false);
 	assert_non_null(strstr(text, "stellar0: spray_paths 4, 1 QP spraying\n"));
-	assert_non_null(strstr(text, "     2 failed      1         1000        4096000           2          2          0      102\n"));
+	assert_non_null(strstr(text, "     2 failed      1         1000        4096000           2          2          0         3      102\n"));
 	assert_non_null(strstr(text, "  out-of-order depth: 1:1 2-3:2 4-7:3 "));
 	assert_non_null(strstr(text, " 2048+:12 max:37\n"));
 	free(text);
@@ -222,6 +226,7 @@ static void test_print_json(void **state)
 	decode(spray_reply(1), &info);
 	text = print_to_string(&info, true);
 	assert_non_null(strstr(text, "{\"device\":\"stellar0\",\"spray_paths\":4,\"qps\":1,\"paths\":[{\"index\":0,\"state\":\"active\",\"qps\":1,"));
+	assert_non_null(strstr(text, "\"ecn_marks\":0,\"back_dead\":1,\"back_failures\":3,\"srtt_us\":102}"));
 	assert_non_null(strstr(text, "\"ooo_depth\":{\"1\":1,\"2-3\":2,"));
 	assert_non_null(strstr(text, "\"2048+\":12},\"ooo_max\":37}"));
 	free(text);
