@@ -19,11 +19,19 @@
 #     probing) while the link is dark, and the same QP using every path
 #     again a few seconds after the link returns.
 #
+# Then ib_write_bw -D again with the link dark in one direction only, from
+# the receiver (VM a) to the writer (VM b): the writes arrive, their ACKs
+# through that link's ports do not, and ACKs through other ports
+# acknowledge them.  The writer must find those paths by their echoes
+# (Documentation/wire-extensions.rst): paths taken out, counted in
+# back_failures, and in use again after the link returns; the rate check
+# is the same.
+#
 # Per-QP transport counters are logged every 2 s during the runs
 # (failover-qps.log) to show what the sender did.
 # Arguments (optional): topologies to run, of "ecmp" and "bond" (default
 # both, ECMP first: the bond takes the links' addresses away; make check's
-# short form, lib.sh long_run, runs the bond's write_bw run only).
+# short form, lib.sh long_run, runs the bond's write_bw runs only).
 # SPRAY_RATE (default 20mbit, low enough that the links and not the TCG
 # CPUs limit the rate, as in bench/spray.sh) sets the per-link rate.
 # memdebug=off: its recovery-rate checks (70% of the live links) need the
@@ -104,7 +112,10 @@ choose_dark() {
 	echo "$DARK_LINK" >"$STELLAR_OUT/dark_link"
 }
 
+# go_dark [both|back]: the dark link drops what this VM sends on it; with
+# "back" only on VM a (the way back of VM b's requests).
 go_dark() {
+	[ "${1:-both}" = both ] || [ "$STELLAR_ROLE" = a ] || return 0
 	mp_netem "$(link_dev "$(cat "$STELLAR_OUT/dark_link")")" -- loss 100%
 }
 
@@ -131,6 +142,12 @@ light() {
 failed_paths() {
 	"$TOOL" -j paths --device stellar0 |
 		jq '[.paths[] | select(.failed > 0 or .probing > 0)] | length'
+}
+
+# back_failures: times QPs of stellar0 took a path out for its way back.
+back_failures() {
+	"$TOOL" -j paths --device stellar0 |
+		jq '[.paths[].back_failures] | add // 0'
 }
 
 # dark_run NAME SECONDS_BEFORE_DARK SERVER_ARRAY CLIENT_ARRAY READY: run
@@ -200,14 +217,16 @@ pingpong_dark() {
 	barrier "$name.light"
 }
 
-# write_bw_dark NAME: one ib_write_bw -D run; on both VMs, the busiest link
-# goes dark DARK_AT s after the launch and comes back at LIGHT_AT.  VM a
-# measures the rate in the second half of the dark time; VM b checks that
-# the QP took paths out while the link was dark and uses all of them again
-# a while after it returned.
+# write_bw_dark NAME [both|back]: one ib_write_bw -D run; the busiest link
+# goes dark DARK_AT s after the launch (both ways, or from VM a to VM b
+# only: go_dark) and comes back at LIGHT_AT.  VM a measures the rate in
+# the second half of the dark time; VM b checks that the QP took paths out
+# while the link was dark (with "back": for their way back) and uses all
+# of them again a while after it returned.
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 write_bw_dark() {
-	local name=$1 half rate need out back timeline before three
+	local name=$1 mode=${2:-both} half rate need out back timeline before
+	local three back_fails
 	local -a srv cli
 
 	next_port
@@ -215,6 +234,7 @@ write_bw_dark() {
 		-p "$PORT")
 	cli=("${srv[@]}" "$MP_PEER_IP")
 	half=$(((LIGHT_AT - DARK_AT) / 2))
+	back_fails=$(back_failures)
 	(
 		base=$(mp_link_bytes tx)
 		sleep "$PRE_AT"
@@ -222,7 +242,7 @@ write_bw_dark() {
 		choose_dark "$name" "$base"
 		sleep $((DARK_AT - PRE_AT))
 		rx_bytes >"$STELLAR_OUT/$name.dark"
-		go_dark
+		go_dark "$mode"
 		sleep "$half"
 		rx_bytes >"$STELLAR_OUT/$name.mid"
 		failed_paths >"$STELLAR_OUT/$name.out_dark"
@@ -243,6 +263,10 @@ write_bw_dark() {
 		log "$name: paths out of use: $out while the link was dark, $back after it returned"
 		[ "$out" -ge 1 ] || fail "$name: no path was taken out of use"
 		assert_eq "$back" 0 "paths out of use after the link returned"
+		back_fails=$(($(back_failures) - back_fails))
+		log "$name: paths taken out for a dead way back: $back_fails"
+		[ "$mode" = both ] || [ "$back_fails" -ge 1 ] ||
+			fail "$name: no path was found with its way back dead"
 		return 0
 	fi
 	before=$((($(cat "$STELLAR_OUT/$name.dark") - $(cat "$STELLAR_OUT/$name.pre")) / (DARK_AT - PRE_AT)))
@@ -266,7 +290,8 @@ run_topology() {
 	qps_logger &
 	LOGGER=$!
 	write_bw_dark "${topo}_write_bw"
-	# make check's short form: the write_bw run (rate and paths) only.
+	write_bw_dark "${topo}_write_bw_back" back
+	# make check's short form: the write_bw runs (rate and paths) only.
 	if long_run; then
 		pingpong_dark "${topo}_pingpong"
 		rping_dark "${topo}_rping"
