@@ -108,24 +108,30 @@ static inline void stellar_uring_release(struct stellar_uring *ring)
 	stellar_store_release(&ring->hdr->consumer, ring->head);
 }
 
-int stellar_wq_init(struct stellar_wq *wq)
+static int stellar_lock_init(struct stellar_lock *lock, bool single_thread)
 {
-	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	lock->single_thread = single_thread;
+	return pthread_spin_init(&lock->spin, PTHREAD_PROCESS_PRIVATE);
+}
+
+int stellar_wq_init(struct stellar_wq *wq, bool single_thread)
+{
+	return stellar_lock_init(&wq->lock, single_thread);
 }
 
 void stellar_wq_destroy(struct stellar_wq *wq)
 {
-	pthread_spin_destroy(&wq->lock);
+	pthread_spin_destroy(&wq->lock.spin);
 }
 
-int stellar_cq_init(struct stellar_cq *cq)
+int stellar_cq_init(struct stellar_cq *cq, bool single_thread)
 {
-	return pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return stellar_lock_init(&cq->lock, single_thread);
 }
 
 void stellar_cq_destroy(struct stellar_cq *cq)
 {
-	pthread_spin_destroy(&cq->lock);
+	pthread_spin_destroy(&cq->lock.spin);
 }
 
 /* ------------------------------------------------------------------ */
@@ -151,7 +157,7 @@ static int stellar_wq_post_recv(struct stellar_wq *wq, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int ret = 0;
 
-	pthread_spin_lock(&wq->lock);
+	stellar_lock(&wq->lock);
 	start = wq->ring.head;
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
@@ -172,7 +178,7 @@ static int stellar_wq_post_recv(struct stellar_wq *wq, struct ibv_recv_wr *wr,
 	}
 	if (wq->ring.head != start)
 		stellar_uring_publish(&wq->ring);
-	pthread_spin_unlock(&wq->lock);
+	stellar_unlock(&wq->lock);
 
 	if (ret)
 		*bad_wr = wr;
@@ -412,7 +418,7 @@ int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_spin_lock(&qp->sq.lock);
+	stellar_lock(&qp->sq.lock);
 	start = qp->sq.ring.head;
 	for (; wr; wr = wr->next) {
 		ret = stellar_write_send_wqe(qp, wr);
@@ -431,7 +437,7 @@ int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			wr = first;
 		}
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	stellar_unlock(&qp->sq.lock);
 
 	if (ret)
 		*bad_wr = wr;
@@ -744,7 +750,7 @@ static void stellar_wr_start(struct ibv_qp_ex *ibqpx)
 {
 	struct stellar_qp *qp = to_stellar_qp_ex(ibqpx);
 
-	pthread_spin_lock(&qp->sq.lock);
+	stellar_lock(&qp->sq.lock);
 	qp->wr_start_head = qp->sq.ring.head;
 	qp->wr_cur = NULL;
 	qp->wr_err = stellar_qp_can_send(&qp->vqp.qp) ? 0 : EINVAL;
@@ -756,7 +762,7 @@ static void stellar_wr_abort(struct ibv_qp_ex *ibqpx)
 
 	qp->sq.ring.head = qp->wr_start_head;
 	qp->wr_cur = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	stellar_unlock(&qp->sq.lock);
 }
 
 /* Posts the whole batch, or (on any error since wr_start) none of it. */
@@ -773,7 +779,7 @@ static int stellar_wr_complete(struct ibv_qp_ex *ibqpx)
 	}
 	if (qp->sq.ring.head != qp->wr_start_head)
 		ret = stellar_sq_kick(qp);
-	pthread_spin_unlock(&qp->sq.lock);
+	stellar_unlock(&qp->sq.lock);
 	return ret;
 }
 
@@ -846,7 +852,7 @@ int stellar_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (num_entries < 0)
 		return -EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	stellar_lock(&cq->lock);
 	ready = stellar_uring_ready(&cq->ring);
 	for (n = 0; n < num_entries && (uint32_t)n < ready; n++) {
 		stellar_cqe_to_wc(stellar_uring_entry(&cq->ring,
@@ -855,7 +861,7 @@ int stellar_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	}
 	if (n)
 		stellar_uring_release(&cq->ring);
-	pthread_spin_unlock(&cq->lock);
+	stellar_unlock(&cq->lock);
 	return n;
 }
 
@@ -884,10 +890,10 @@ static int stellar_start_poll(struct ibv_cq_ex *ibcq,
 	if (attr->comp_mask)
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	stellar_lock(&cq->lock);
 	ret = stellar_cq_ex_load(cq);
 	if (ret)
-		pthread_spin_unlock(&cq->lock);	/* no end_poll follows */
+		stellar_unlock(&cq->lock);	/* no end_poll follows */
 	return ret;
 }
 
@@ -908,7 +914,7 @@ static void stellar_end_poll(struct ibv_cq_ex *ibcq)
 		cq->ring.head++;
 	cq->cur_cqe = NULL;
 	stellar_uring_release(&cq->ring);
-	pthread_spin_unlock(&cq->lock);
+	stellar_unlock(&cq->lock);
 }
 
 static const struct stellar_cqe *stellar_cur_cqe(struct ibv_cq_ex *ibcq)

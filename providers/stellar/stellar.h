@@ -38,10 +38,64 @@ struct stellar_context {
 	uint32_t max_inline_data;
 };
 
+/* A thread domain: what is created in it is used by one thread at a time. */
+struct stellar_td {
+	struct ibv_td ibv_td;
+	unsigned int refs;		/* parent domains on it (atomic) */
+};
+
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain()): a
+ * protection domain with a thread domain and the application's memory
+ * allocators.  A parent domain carries its protection domain's handle, so
+ * every command that names a PD works with either.
+ */
 struct stellar_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	struct stellar_pd *protection;	/* parent domain: its PD; else NULL */
+	struct stellar_td *td;		/* parent domain: its TD or NULL */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+	unsigned int refs;		/* parent domains on a PD, objects in a
+					 * parent domain (atomic) */
 };
+
+/* What a QP, CQ or SRQ created in a parent domain keeps of it. */
+struct stellar_pd_use {
+	struct stellar_pd *parent;	/* holding a reference; NULL: none */
+	bool mem;			/* the object is its allocator's memory */
+};
+
+/*
+ * resource_type of the provider's allocations from a parent domain's
+ * allocator: the memory of a QP, CQ or SRQ object (the rings themselves
+ * are kernel memory mapped into the process).
+ */
+#define STELLAR_RES_TYPE_QP	0x5354454c00000001ULL
+#define STELLAR_RES_TYPE_CQ	0x5354454c00000002ULL
+#define STELLAR_RES_TYPE_SRQ	0x5354454c00000003ULL
+
+/* A spinlock, unless a thread domain says one thread uses the object. */
+struct stellar_lock {
+	pthread_spinlock_t spin;
+	bool single_thread;
+};
+
+static inline void stellar_lock(struct stellar_lock *lock)
+{
+	if (!lock->single_thread)
+		pthread_spin_lock(&lock->spin);
+}
+
+static inline void stellar_unlock(struct stellar_lock *lock)
+{
+	if (!lock->single_thread)
+		pthread_spin_unlock(&lock->spin);
+}
 
 struct stellar_mr {
 	struct verbs_mr vmr;
@@ -64,7 +118,7 @@ struct stellar_uring {
 
 /* A send, receive or shared receive queue: a ring and its limits. */
 struct stellar_wq {
-	pthread_spinlock_t lock;
+	struct stellar_lock lock;
 	struct stellar_uring ring;
 	uint32_t max_sge;		/* SGEs one entry can hold */
 	uint32_t max_inline;		/* inline bytes (send queues) */
@@ -72,7 +126,8 @@ struct stellar_wq {
 
 struct stellar_cq {
 	struct verbs_cq vcq;
-	pthread_spinlock_t lock;
+	struct stellar_lock lock;
+	struct stellar_pd_use pdu;
 	struct stellar_uring ring;
 	/* ibv_start_poll(): the CQE being read, NULL when none */
 	const struct stellar_cqe *cur_cqe;
@@ -88,6 +143,7 @@ typedef int (*stellar_doorbell_fn)(struct stellar_qp *qp);
 
 struct stellar_qp {
 	struct verbs_qp vqp;
+	struct stellar_pd_use pdu;
 	struct stellar_wq sq;
 	struct stellar_wq rq;		/* unused when the QP has an SRQ */
 	stellar_doorbell_fn ring_doorbell;
@@ -101,6 +157,7 @@ struct stellar_qp {
 
 struct stellar_srq {
 	struct ibv_srq ibv_srq;
+	struct stellar_pd_use pdu;
 	struct stellar_wq rq;
 	uint32_t srq_num;
 };
@@ -274,6 +331,11 @@ int stellar_query_port(struct ibv_context *context, uint8_t port_num,
 
 struct ibv_pd *stellar_alloc_pd(struct ibv_context *context);
 int stellar_dealloc_pd(struct ibv_pd *pd);
+struct ibv_td *stellar_alloc_td(struct ibv_context *context,
+				struct ibv_td_init_attr *attr);
+int stellar_dealloc_td(struct ibv_td *td);
+struct ibv_pd *stellar_alloc_parent_domain(struct ibv_context *context,
+					   struct ibv_parent_domain_init_attr *attr);
 
 struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
@@ -319,9 +381,9 @@ int stellar_destroy_ah(struct ibv_ah *ah);
 void stellar_uring_attach(struct stellar_uring *ring, void *base,
 			  size_t map_size, uint32_t num_entries,
 			  uint32_t entry_size, bool is_producer);
-int stellar_wq_init(struct stellar_wq *wq);
+int stellar_wq_init(struct stellar_wq *wq, bool single_thread);
 void stellar_wq_destroy(struct stellar_wq *wq);
-int stellar_cq_init(struct stellar_cq *cq);
+int stellar_cq_init(struct stellar_cq *cq, bool single_thread);
 void stellar_cq_destroy(struct stellar_cq *cq);
 
 /* ibv_wc_flags of ibv_create_cq_ex() that the ring's CQEs can answer. */

@@ -75,16 +75,170 @@ struct ibv_pd *stellar_alloc_pd(struct ibv_context *context)
 	return &pd->ibv_pd;
 }
 
+/*
+ * A PD with parent domains on it, or a parent domain with objects in it,
+ * stays: EBUSY.
+ */
 int stellar_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct stellar_pd *pd = to_stellar_pd(ibpd);
 	int ret;
 
+	if (__atomic_load_n(&pd->refs, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	if (pd->protection) {
+		__atomic_fetch_sub(&pd->protection->refs, 1, __ATOMIC_RELEASE);
+		if (pd->td)
+			__atomic_fetch_sub(&pd->td->refs, 1, __ATOMIC_RELEASE);
+		free(pd);
+		return 0;
+	}
 	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 
-	free(to_stellar_pd(ibpd));
+	free(pd);
 	return 0;
+}
+
+struct ibv_td *stellar_alloc_td(struct ibv_context *context,
+				struct ibv_td_init_attr *attr)
+{
+	struct stellar_td *td;
+
+	if (attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = context;
+	return &td->ibv_td;
+}
+
+int stellar_dealloc_td(struct ibv_td *ibtd)
+{
+	struct stellar_td *td = stellar_container_of(ibtd, struct stellar_td,
+						     ibv_td);
+
+	if (__atomic_load_n(&td->refs, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+static int stellar_check_parent_attr(struct ibv_context *context,
+				     const struct ibv_parent_domain_init_attr *attr)
+{
+	if (attr->comp_mask & ~(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+				IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))
+		return EOPNOTSUPP;
+	/* A parent domain wraps a PD of this context, not another one. */
+	if (!attr->pd || attr->pd->context != context ||
+	    to_stellar_pd(attr->pd)->protection)
+		return EINVAL;
+	if (attr->td && attr->td->context != context)
+		return EINVAL;
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    (!attr->alloc || !attr->free))
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * ibv_alloc_parent_domain(): a PD, a thread domain (QPs and CQs created
+ * in it take no locks) and the application's allocators (for the memory
+ * the provider allocates per QP, CQ and SRQ; the rings are the kernel's).
+ */
+struct ibv_pd *stellar_alloc_parent_domain(struct ibv_context *context,
+					   struct ibv_parent_domain_init_attr *attr)
+{
+	struct stellar_pd *pd;
+	int ret;
+
+	ret = stellar_check_parent_attr(context, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = context;
+	pd->ibv_pd.handle = attr->pd->handle;
+	pd->protection = to_stellar_pd(attr->pd);
+	pd->pdn = pd->protection->pdn;
+	if (attr->td) {
+		pd->td = stellar_container_of(attr->td, struct stellar_td,
+					      ibv_td);
+		__atomic_fetch_add(&pd->td->refs, 1, __ATOMIC_ACQ_REL);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	__atomic_fetch_add(&pd->protection->refs, 1, __ATOMIC_ACQ_REL);
+	return &pd->ibv_pd;
+}
+
+/*
+ * Memory for a QP, CQ or SRQ object created in @ibpd: a parent domain's
+ * allocator when it has one (IBV_ALLOCATOR_USE_DEFAULT: calloc), else
+ * calloc.  The object keeps the parent domain referenced in @pdu.
+ */
+static void *stellar_obj_alloc(struct ibv_pd *ibpd, size_t size,
+			       uint64_t type, struct stellar_pd_use *pdu)
+{
+	struct stellar_pd *pd = ibpd ? to_stellar_pd(ibpd) : NULL;
+	struct stellar_pd_use use = {};
+	void *obj = NULL;
+
+	if (pd && pd->protection) {
+		use.parent = pd;
+		if (pd->alloc) {
+			obj = pd->alloc(ibpd, pd->pd_context, size, 64, type);
+			use.mem = obj != IBV_ALLOCATOR_USE_DEFAULT;
+			if (!use.mem)
+				obj = NULL;
+			else if (obj)
+				memset(obj, 0, size);
+			else
+				return NULL;
+		}
+	}
+	if (!obj)
+		obj = calloc(1, size);
+	if (!obj)
+		return NULL;
+	if (use.parent)
+		__atomic_fetch_add(&use.parent->refs, 1, __ATOMIC_ACQ_REL);
+	*pdu = use;
+	return obj;
+}
+
+static void stellar_obj_free(void *obj, struct stellar_pd_use pdu,
+			     uint64_t type)
+{
+	if (pdu.mem)
+		pdu.parent->free(&pdu.parent->ibv_pd, pdu.parent->pd_context,
+				 obj, type);
+	else
+		free(obj);
+	if (pdu.parent)
+		__atomic_fetch_sub(&pdu.parent->refs, 1, __ATOMIC_RELEASE);
+}
+
+/* Objects of a parent domain with a thread domain take no locks. */
+static bool stellar_single_thread(const struct stellar_pd_use *pdu)
+{
+	return pdu->parent && pdu->parent->td;
 }
 
 struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -256,22 +410,28 @@ stellar_create_cq_common(struct ibv_context *context,
 	struct stellar_create_cq_cmd_resp resp = {};
 	struct ibv_create_cq_ex cmd_ex = {};
 	struct ibv_create_cq cmd = {};
+	struct ibv_cq_init_attr_ex cmd_attr = *attr;
 	struct stellar_create_cq_resp *drv;
+	struct stellar_pd_use pdu;
 	struct stellar_cq *cq;
 	int ret;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = stellar_obj_alloc(attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD ?
+			       attr->parent_domain : NULL,
+			       sizeof(*cq), STELLAR_RES_TYPE_CQ, &pdu);
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = stellar_cq_init(cq);
+	cq->pdu = pdu;
+	ret = stellar_cq_init(cq, stellar_single_thread(&pdu));
 	if (ret)
 		goto err_free;
 
 	/* The extended command carries the completion timestamp flag. */
+	cmd_attr.comp_mask &= ~IBV_CQ_INIT_ATTR_MASK_PD;
 	if (extended) {
-		ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd_ex,
+		ret = ibv_cmd_create_cq_ex(context, &cmd_attr, &cq->vcq, &cmd_ex,
 					   sizeof(cmd_ex), &resp_ex.ibv_resp,
 					   sizeof(resp_ex), 0);
 		drv = &resp_ex.drv;
@@ -296,7 +456,7 @@ err_destroy:
 err_lock:
 	stellar_cq_destroy(cq);
 err_free:
-	free(cq);
+	stellar_obj_free(cq, pdu, STELLAR_RES_TYPE_CQ);
 	errno = ret;
 	return NULL;
 }
@@ -319,13 +479,18 @@ struct ibv_cq_ex *stellar_create_cq_ex(struct ibv_context *context,
 {
 	struct stellar_cq *cq;
 
-	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	if ((attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+				 IBV_CQ_INIT_ATTR_MASK_PD)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags) ||
 	    (attr->wc_flags & ~STELLAR_CQ_EX_WC_FLAGS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->cqe > INT32_MAX) {
+	/* IBV_CQ_INIT_ATTR_MASK_PD names a parent domain of this context. */
+	if (attr->cqe > INT32_MAX ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	     (!attr->parent_domain || attr->parent_domain->context != context ||
+	      !to_stellar_pd(attr->parent_domain)->protection))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -348,7 +513,7 @@ int stellar_destroy_cq(struct ibv_cq *ibcq)
 
 	stellar_unmap_ring(&cq->ring);
 	stellar_cq_destroy(cq);
-	free(cq);
+	stellar_obj_free(cq, cq->pdu, STELLAR_RES_TYPE_CQ);
 	return 0;
 }
 
@@ -374,7 +539,7 @@ int stellar_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (cqe < 1)
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	stellar_lock(&cq->lock);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret)
@@ -389,7 +554,7 @@ int stellar_resize_cq(struct ibv_cq *ibcq, int cqe)
 	}
 	stellar_unmap_ring(&old);
 out:
-	pthread_spin_unlock(&cq->lock);
+	stellar_unlock(&cq->lock);
 	return ret;
 }
 
@@ -469,23 +634,27 @@ static void stellar_qp_free(struct stellar_qp *qp)
 	stellar_unmap_ring(&qp->rq.ring);
 	stellar_wq_destroy(&qp->sq);
 	stellar_wq_destroy(&qp->rq);
-	free(qp);
+	stellar_obj_free(qp, qp->pdu, STELLAR_RES_TYPE_QP);
 }
 
-static struct stellar_qp *stellar_qp_alloc(void)
+static struct stellar_qp *stellar_qp_alloc(struct ibv_pd *pd)
 {
+	struct stellar_pd_use pdu;
 	struct stellar_qp *qp;
+	bool single;
 
-	qp = calloc(1, sizeof(*qp));
+	qp = stellar_obj_alloc(pd, sizeof(*qp), STELLAR_RES_TYPE_QP, &pdu);
 	if (!qp)
 		return NULL;
-	if (stellar_wq_init(&qp->sq)) {
-		free(qp);
+	qp->pdu = pdu;
+	single = stellar_single_thread(&pdu);
+	if (stellar_wq_init(&qp->sq, single)) {
+		stellar_obj_free(qp, pdu, STELLAR_RES_TYPE_QP);
 		return NULL;
 	}
-	if (stellar_wq_init(&qp->rq)) {
+	if (stellar_wq_init(&qp->rq, single)) {
 		stellar_wq_destroy(&qp->sq);
-		free(qp);
+		stellar_obj_free(qp, pdu, STELLAR_RES_TYPE_QP);
 		return NULL;
 	}
 	return qp;
@@ -505,7 +674,7 @@ struct ibv_qp *stellar_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	qp = stellar_qp_alloc();
+	qp = stellar_qp_alloc(attr->pd);
 	if (!qp) {
 		errno = ENOMEM;
 		return NULL;
@@ -609,16 +778,19 @@ struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
 	const size_t fixed = sizeof(struct stellar_rq_wqe);
 	struct stellar_create_srq_cmd_resp resp = {};
 	struct ibv_create_srq cmd = {};
+	struct stellar_pd_use pdu;
 	struct stellar_srq *srq;
 	uint32_t room;
 	int ret;
 
-	srq = calloc(1, sizeof(*srq));
+	/* Shared by QPs of any thread: locked even in a thread domain. */
+	srq = stellar_obj_alloc(pd, sizeof(*srq), STELLAR_RES_TYPE_SRQ, &pdu);
 	if (!srq) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = stellar_wq_init(&srq->rq);
+	srq->pdu = pdu;
+	ret = stellar_wq_init(&srq->rq, false);
 	if (ret)
 		goto err_free;
 
@@ -643,7 +815,7 @@ err_destroy:
 err_lock:
 	stellar_wq_destroy(&srq->rq);
 err_free:
-	free(srq);
+	stellar_obj_free(srq, pdu, STELLAR_RES_TYPE_SRQ);
 	errno = ret;
 	return NULL;
 }
@@ -665,7 +837,7 @@ static int stellar_resize_srq(struct stellar_srq *srq,
 	struct stellar_uring old;
 	int ret;
 
-	pthread_spin_lock(&srq->rq.lock);
+	stellar_lock(&srq->rq.lock);
 	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask,
 				 &cmd.ibv_cmd, sizeof(cmd));
 	if (ret)
@@ -680,7 +852,7 @@ static int stellar_resize_srq(struct stellar_srq *srq,
 	}
 	stellar_unmap_ring(&old);
 out:
-	pthread_spin_unlock(&srq->rq.lock);
+	stellar_unlock(&srq->rq.lock);
 	return ret;
 }
 
@@ -718,7 +890,7 @@ int stellar_destroy_srq(struct ibv_srq *ibsrq)
 
 	stellar_unmap_ring(&srq->rq.ring);
 	stellar_wq_destroy(&srq->rq);
-	free(srq);
+	stellar_obj_free(srq, srq->pdu, STELLAR_RES_TYPE_SRQ);
 	return 0;
 }
 

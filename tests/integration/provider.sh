@@ -4,7 +4,8 @@
 #
 # The rdma-core provider: libibverbs finds and loads libstellar for a
 # stellar device, opens it (ucontext with our ABI) and queries it,
-# without any provider warnings.
+# without any provider warnings; thread and parent domains with the
+# application's allocators carry checked traffic.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
@@ -38,6 +39,15 @@ uverbs=$(grep -lx stellar0 /sys/class/infiniband_verbs/uverbs*/ibdev) ||
 abi=$(grep -E '^#define STELLAR_UVERBS_ABI_VERSION' \
 	"$STELLAR_REPO/include/uapi/stellar-abi.h" | awk '{ print $3 }')
 assert_eq "$(cat "$(dirname "$uverbs")/abi_version")" "$abi" "uverbs abi_version"
+
+# Thread and parent domains with the application's allocators, on a QP
+# pair connected to itself (helpers/parent_domain.c).
+gcc -O2 -Wall -o /tmp/parent_domain \
+	"$STELLAR_REPO/tests/integration/helpers/parent_domain.c" -libverbs ||
+	fail "cannot build helpers/parent_domain.c"
+out=$(run_checked /tmp/parent_domain stellar0 "$(gid_index stellar0 10.50.0.1)")
+assert_contains "$out" "parent_domain: OK" "parent_domain"
+log "$out"
 
 rdma link delete stellar0
 stellar_unload

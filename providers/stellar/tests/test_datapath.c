@@ -71,8 +71,8 @@ static struct stellar_qp *qp_new(enum ibv_qp_type qp_type,
 	struct stellar_qp *qp = calloc(1, sizeof(*qp));
 
 	assert_non_null(qp);
-	assert_int_equal(stellar_wq_init(&qp->sq), 0);
-	assert_int_equal(stellar_wq_init(&qp->rq), 0);
+	assert_int_equal(stellar_wq_init(&qp->sq, false), 0);
+	assert_int_equal(stellar_wq_init(&qp->rq, false), 0);
 	qp->vqp.qp.qp_type = qp_type;
 	qp->vqp.qp.state = IBV_QPS_RTS;
 	ring_alloc(&qp->sq.ring, num_entries, SQ_ENTRY_SIZE, start, true);
@@ -120,10 +120,10 @@ static const struct stellar_sge *wqe_sges(const struct stellar_sq_wqe *wqe)
 }
 
 /* Asserts the spinlock is free (a leaked lock would hang the next user). */
-static void assert_unlocked(pthread_spinlock_t *lock)
+static void assert_unlocked(struct stellar_lock *lock)
 {
-	assert_int_equal(pthread_spin_trylock(lock), 0);
-	pthread_spin_unlock(lock);
+	assert_int_equal(pthread_spin_trylock(&lock->spin), 0);
+	pthread_spin_unlock(&lock->spin);
 }
 
 /* ------------------------------------------------------------------ */
@@ -192,6 +192,26 @@ static void test_post_recv_too_many_sges(void **state)
 	assert_ptr_equal(bad, &wr[1]);
 	assert_int_equal(producer_of(&qp->rq.ring), 1);
 	assert_unlocked(&qp->rq.lock);
+	qp_free(qp);
+}
+
+/*
+ * In a thread domain a QP takes no lock: posting goes through while the
+ * spinlock is held (it would spin for ever otherwise).
+ */
+static void test_thread_domain_takes_no_lock(void **state)
+{
+	struct stellar_qp *qp = qp_new(IBV_QPT_RC, 8, 0);
+	struct ibv_recv_wr wr = { .wr_id = 5 };
+	struct ibv_recv_wr *bad = NULL;
+
+	(void)state;
+	stellar_wq_destroy(&qp->rq);
+	assert_int_equal(stellar_wq_init(&qp->rq, true), 0);
+	assert_int_equal(pthread_spin_lock(&qp->rq.lock.spin), 0);
+	assert_int_equal(stellar_post_recv(&qp->vqp.qp, &wr, &bad), 0);
+	assert_int_equal(producer_of(&qp->rq.ring), 1);
+	pthread_spin_unlock(&qp->rq.lock.spin);
 	qp_free(qp);
 }
 
@@ -273,7 +293,7 @@ static void test_post_srq_recv(void **state)
 
 	(void)state;
 	assert_non_null(srq);
-	assert_int_equal(stellar_wq_init(&srq->rq), 0);
+	assert_int_equal(stellar_wq_init(&srq->rq, false), 0);
 	ring_alloc(&srq->rq.ring, 4, RQ_ENTRY_SIZE, 0, true);
 	srq->rq.max_sge = 1;
 
@@ -836,7 +856,7 @@ static struct stellar_cq *cq_new(uint32_t num_entries, uint32_t start)
 	struct stellar_cq *cq = calloc(1, sizeof(*cq));
 
 	assert_non_null(cq);
-	assert_int_equal(stellar_cq_init(cq), 0);
+	assert_int_equal(stellar_cq_init(cq, false), 0);
 	ring_alloc(&cq->ring, num_entries, CQ_ENTRY_SIZE, start, false);
 	stellar_cq_ex_set_ops(cq);
 	return cq;
@@ -1021,6 +1041,7 @@ int main(void)
 		cmocka_unit_test(test_post_recv_encodes_wqes),
 		cmocka_unit_test(test_post_recv_too_many_sges),
 		cmocka_unit_test(test_post_recv_full_and_wrap),
+		cmocka_unit_test(test_thread_domain_takes_no_lock),
 		cmocka_unit_test(test_post_recv_rejected),
 		cmocka_unit_test(test_post_srq_recv),
 		cmocka_unit_test(test_post_send_rc_opcodes),
