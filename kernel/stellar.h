@@ -461,6 +461,7 @@ enum ib_port_state stellar_port_state(struct stellar_dev *sdev);
 
 /* stellar_verbs.c */
 extern const struct ib_device_ops stellar_dev_ops;
+void stellar_verbs_set_uapi(struct ib_device *ibdev);
 
 /* stellar_queue.c */
 int stellar_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);

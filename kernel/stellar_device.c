@@ -222,6 +222,7 @@ static void stellar_init_ibdev(struct stellar_dev *sdev)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->local_dma_lkey = 0;
+	stellar_verbs_set_uapi(ibdev);
 	ib_set_device_ops(ibdev, &stellar_dev_ops);
 }
 

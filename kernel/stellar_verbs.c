@@ -10,6 +10,9 @@
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
+#define UVERBS_MODULE_NAME stellar_ib
+#include <rdma/uverbs_named_ioctl.h>
+
 #include "stellar.h"
 
 /*
@@ -197,17 +200,84 @@ static enum rdma_link_layer stellar_get_link_layer(struct ib_device *ibdev,
 	return IB_LINK_LAYER_ETHERNET;
 }
 
+static const struct stellar_alloc_ucontext_resp stellar_ucontext_resp = {
+	.abi_version = STELLAR_UVERBS_ABI_VERSION,
+	.max_inline_data = STELLAR_MAX_INLINE_DATA,
+	.caps = STELLAR_UCTX_CAP_MMAP_QUEUES,
+};
+
 static int stellar_alloc_ucontext(struct ib_ucontext *ibuc,
 				  struct ib_udata *udata)
 {
-	struct stellar_alloc_ucontext_resp resp = {
-		.abi_version = STELLAR_UVERBS_ABI_VERSION,
-		.max_inline_data = STELLAR_MAX_INLINE_DATA,
-		.caps = STELLAR_UCTX_CAP_MMAP_QUEUES,
-	};
+	struct stellar_alloc_ucontext_resp resp = stellar_ucontext_resp;
 
 	return ib_copy_to_udata(udata, &resp,
 				min_t(size_t, udata->outlen, sizeof(resp)));
+}
+
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT: what alloc_ucontext said, for a process
+ * that imports the context (ibv_import_device()) from another one.
+ */
+static int stellar_query_ucontext(struct ib_ucontext *ibuc,
+				  struct uverbs_attr_bundle *attrs)
+{
+	int ret = uverbs_copy_to(attrs, STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX,
+				 &stellar_ucontext_resp,
+				 sizeof(stellar_ucontext_resp));
+
+	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
+}
+
+/* STELLAR_METHOD_PD_QUERY: the number of a PD given by its handle. */
+static int UVERBS_HANDLER(STELLAR_METHOD_PD_QUERY)(
+	struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *pd = uverbs_attr_get_obj(attrs,
+					       STELLAR_ATTR_QUERY_PD_HANDLE);
+	u32 pdn;
+
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	pdn = to_spd(pd)->pdn;
+	return uverbs_copy_to(attrs, STELLAR_ATTR_QUERY_PD_RESP_PDN, &pdn,
+			      sizeof(pdn));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(
+	STELLAR_METHOD_PD_QUERY,
+	UVERBS_ATTR_IDR(STELLAR_ATTR_QUERY_PD_HANDLE, UVERBS_OBJECT_PD,
+			UVERBS_ACCESS_READ, UA_MANDATORY),
+	UVERBS_ATTR_PTR_OUT(STELLAR_ATTR_QUERY_PD_RESP_PDN,
+			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
+
+ADD_UVERBS_METHODS(stellar_pd_methods, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(STELLAR_METHOD_PD_QUERY));
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(
+	stellar_query_context_attrs,
+	UVERBS_OBJECT_DEVICE,
+	UVERBS_METHOD_QUERY_CONTEXT,
+	UVERBS_ATTR_PTR_OUT(STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX,
+			    UVERBS_ATTR_STRUCT(struct stellar_alloc_ucontext_resp,
+					       reserved),
+			    UA_OPTIONAL));
+
+/* The driver's ioctl methods and attributes (include/uapi/stellar-abi.h). */
+static const struct uapi_definition stellar_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE,
+				&stellar_query_context_attrs),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &stellar_pd_methods),
+	{},
+};
+
+/**
+ * stellar_verbs_set_uapi() - give a device the driver's ioctl definitions
+ * @ibdev: the device, before it is registered
+ */
+void stellar_verbs_set_uapi(struct ib_device *ibdev)
+{
+	ibdev->driver_def = stellar_uapi_defs;
 }
 
 static void stellar_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -315,6 +385,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.query_port = stellar_query_port,
 	.query_qp = stellar_query_qp,
 	.query_srq = stellar_query_srq,
+	.query_ucontext = stellar_query_ucontext,
 	.reg_user_mr = stellar_reg_user_mr,
 	.req_notify_cq = stellar_req_notify_cq,
 	.rereg_user_mr = stellar_rereg_user_mr,

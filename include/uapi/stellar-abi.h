@@ -49,6 +49,31 @@ struct stellar_alloc_pd_resp {
 };
 
 /*
+ * Driver ioctl attributes and methods (the uverbs driver namespace, bit
+ * UVERBS_ID_NS_SHIFT of an id), for ibv_import_device() and
+ * ibv_import_pd():
+ *  - UVERBS_METHOD_QUERY_CONTEXT with STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX
+ *    (optional, out) returns what stellar_alloc_ucontext_resp said;
+ *  - STELLAR_METHOD_PD_QUERY on UVERBS_OBJECT_PD: the PD of handle
+ *    STELLAR_ATTR_QUERY_PD_HANDLE (in, mandatory) and its number in
+ *    STELLAR_ATTR_QUERY_PD_RESP_PDN (out, __u32, mandatory).
+ */
+#define STELLAR_UVERBS_DRIVER_ID(n)	((1U << 12) + (n))
+
+enum stellar_query_context_attrs {
+	STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX = STELLAR_UVERBS_DRIVER_ID(0),
+};
+
+enum stellar_pd_methods {
+	STELLAR_METHOD_PD_QUERY = STELLAR_UVERBS_DRIVER_ID(0),
+};
+
+enum stellar_query_pd_attrs {
+	STELLAR_ATTR_QUERY_PD_HANDLE = STELLAR_UVERBS_DRIVER_ID(0),
+	STELLAR_ATTR_QUERY_PD_RESP_PDN,
+};
+
+/*
  * Queues are rings in memory shared by the kernel and the process, mapped
  * with mmap(2) on the uverbs file at the offset the create response names.
  *
