@@ -34,6 +34,10 @@ static const struct verbs_context_ops stellar_ctx_ops = {
 	.alloc_td = stellar_alloc_td,
 	.dealloc_td = stellar_dealloc_td,
 	.alloc_parent_domain = stellar_alloc_parent_domain,
+	.import_pd = stellar_import_pd,
+	.unimport_pd = stellar_unimport_pd,
+	.import_mr = stellar_import_mr,
+	.unimport_mr = stellar_unimport_mr,
 	.reg_mr = stellar_reg_mr,
 	.dereg_mr = stellar_dereg_mr,
 	.rereg_mr = stellar_rereg_mr,
@@ -110,6 +114,40 @@ static struct verbs_context *stellar_alloc_context(struct ibv_device *ibdev,
 	return &ctx->vctx;
 }
 
+/*
+ * ibv_import_device(): a context on the command fd of a context another
+ * process (or this one) opened.  The kernel repeats what it answered the
+ * context's creation (STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX).
+ */
+static struct verbs_context *stellar_import_context(struct ibv_device *ibdev,
+						    int cmd_fd)
+{
+	struct stellar_alloc_ucontext_resp resp = {};
+	struct stellar_context *ctx;
+	int ret;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)offsetof(struct stellar_context, vctx),
+		RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (!ret)
+		ret = stellar_query_ucontext(&ctx->vctx.context, &resp);
+	if (!ret)
+		ret = stellar_check_ucontext_resp(ctx, &resp);
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
+
+	verbs_set_ops(&ctx->vctx, &stellar_ctx_ops);
+	return &ctx->vctx;
+}
+
 static void stellar_free_context(struct ibv_context *ibctx)
 {
 	struct stellar_context *ctx = to_stellar_ctx(ibctx);
@@ -144,6 +182,7 @@ static const struct verbs_device_ops stellar_dev_ops = {
 	.alloc_device = stellar_alloc_device,
 	.uninit_device = stellar_uninit_device,
 	.alloc_context = stellar_alloc_context,
+	.import_context = stellar_import_context,
 };
 
 static void __attribute__((constructor)) stellar_register_driver(void)

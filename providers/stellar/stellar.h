@@ -336,6 +336,13 @@ struct ibv_td *stellar_alloc_td(struct ibv_context *context,
 int stellar_dealloc_td(struct ibv_td *td);
 struct ibv_pd *stellar_alloc_parent_domain(struct ibv_context *context,
 					   struct ibv_parent_domain_init_attr *attr);
+int stellar_query_ucontext(struct ibv_context *context,
+			   struct stellar_alloc_ucontext_resp *resp);
+struct ibv_pd *stellar_import_pd(struct ibv_context *context,
+				 uint32_t pd_handle);
+void stellar_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *stellar_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void stellar_unimport_mr(struct ibv_mr *mr);
 
 struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);

@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
 
 #include "stellar.h"
 
@@ -99,6 +104,115 @@ int stellar_dealloc_pd(struct ibv_pd *ibpd)
 
 	free(pd);
 	return 0;
+}
+
+/*
+ * One ioctl of the driver's own (include/uapi/stellar-abi.h) with @n
+ * attributes; 0 or an errno.
+ */
+static int stellar_ioctl(struct ibv_context *context, uint16_t object_id,
+			 uint16_t method_id, const struct ib_uverbs_attr *attrs,
+			 unsigned int n)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[2];
+	} buf = {
+		.hdr = {
+			.length = sizeof(buf.hdr) + n * sizeof(attrs[0]),
+			.object_id = object_id,
+			.method_id = method_id,
+			.num_attrs = n,
+			.driver_id = RDMA_DRIVER_UNKNOWN,
+		},
+	};
+
+	if (n > 2)
+		return EINVAL;
+	memcpy(buf.attrs, attrs, n * sizeof(attrs[0]));
+	return ioctl(context->cmd_fd, RDMA_VERBS_IOCTL, &buf) ? errno : 0;
+}
+
+/* What the kernel answered the creation of @context's ucontext. */
+int stellar_query_ucontext(struct ibv_context *context,
+			   struct stellar_alloc_ucontext_resp *resp)
+{
+	struct ib_uverbs_attr attr = {
+		.attr_id = STELLAR_ATTR_QUERY_CONTEXT_RESP_UCTX,
+		.len = sizeof(*resp),
+		.data = (uintptr_t)resp,
+	};
+
+	return stellar_ioctl(context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT, &attr, 1);
+}
+
+/*
+ * ibv_import_pd(): the kernel checks the handle names a PD of this
+ * context (STELLAR_METHOD_PD_QUERY) and says its number.
+ */
+struct ibv_pd *stellar_import_pd(struct ibv_context *context,
+				 uint32_t pd_handle)
+{
+	uint32_t pdn = 0;
+	struct ib_uverbs_attr attrs[2] = {
+		{ .attr_id = STELLAR_ATTR_QUERY_PD_HANDLE, .data = pd_handle },
+		{
+			.attr_id = STELLAR_ATTR_QUERY_PD_RESP_PDN,
+			.len = sizeof(pdn),
+			.data = (uintptr_t)&pdn,
+		},
+	};
+	struct stellar_pd *pd;
+	int ret;
+
+	ret = stellar_ioctl(context, UVERBS_OBJECT_PD, STELLAR_METHOD_PD_QUERY,
+			    attrs, 2);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = context;
+	pd->ibv_pd.handle = pd_handle;
+	pd->pdn = pdn;
+	return &pd->ibv_pd;
+}
+
+/* ibv_unimport_pd(): the kernel's PD stays. */
+void stellar_unimport_pd(struct ibv_pd *pd)
+{
+	free(to_stellar_pd(pd));
+}
+
+struct ibv_mr *stellar_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct stellar_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_query_mr(pd, &mr->vmr, mr_handle);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->vmr.ibv_mr;
+}
+
+/* ibv_unimport_mr(): the kernel's MR stays. */
+void stellar_unimport_mr(struct ibv_mr *ibmr)
+{
+	free(to_stellar_mr(stellar_container_of(ibmr, struct verbs_mr,
+						ibv_mr)));
 }
 
 struct ibv_td *stellar_alloc_td(struct ibv_context *context,

@@ -389,6 +389,15 @@ int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT for an imported context: the number of
+ * completion vectors and the core's support bits.  The provider passes no
+ * driver attributes (driver NULL): it sends its own ioctl for those, so
+ * the command buffer's layout stays libibverbs' business.
+ */
+struct ibv_command_buffer;
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -407,6 +416,9 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/* UVERBS_METHOD_QUERY_MR: fills @vmr for the MR of @mr_handle (import). */
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
 /*
  * Creates a CQ from the extended attributes; a CQ whose wc_flags ask for
  * completion timestamps gets IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.

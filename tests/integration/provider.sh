@@ -5,7 +5,8 @@
 # The rdma-core provider: libibverbs finds and loads libstellar for a
 # stellar device, opens it (ucontext with our ABI) and queries it,
 # without any provider warnings; thread and parent domains with the
-# application's allocators carry checked traffic.
+# application's allocators, and a context, PD and MR imported by fd and
+# handles, carry checked traffic.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
@@ -47,6 +48,14 @@ gcc -O2 -Wall -o /tmp/parent_domain \
 	fail "cannot build helpers/parent_domain.c"
 out=$(run_checked /tmp/parent_domain stellar0 "$(gid_index stellar0 10.50.0.1)")
 assert_contains "$out" "parent_domain: OK" "parent_domain"
+log "$out"
+
+# A context, PD and MR imported by fd and handles (helpers/import_verbs.c).
+gcc -O2 -Wall -o /tmp/import_verbs \
+	"$STELLAR_REPO/tests/integration/helpers/import_verbs.c" -libverbs ||
+	fail "cannot build helpers/import_verbs.c"
+out=$(run_checked /tmp/import_verbs stellar0 "$(gid_index stellar0 10.50.0.1)")
+assert_contains "$out" "import_verbs: OK" "import_verbs"
 log "$out"
 
 rdma link delete stellar0
