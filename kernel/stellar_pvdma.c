@@ -241,17 +241,24 @@ static int stellar_pvdma_charge(struct stellar_pvdma_mr *pm, u32 npages)
 	return -ENOMEM;
 }
 
-/* Pin @npages pages from @addr of @pm's address space into @pages. */
+/*
+ * Pin @npages pages from @addr of @pm's address space into @pages.
+ * @mm_locked: the caller holds a reference to the mm and its mmap lock
+ * for reading.
+ */
 static int stellar_pvdma_pin_range(struct stellar_pvdma_mr *pm,
 				   unsigned long addr, u32 npages,
-				   unsigned int gup_flags, struct page **pages)
+				   unsigned int gup_flags, struct page **pages,
+				   bool mm_locked)
 {
 	u32 done = 0;
 	long ret = 0;
 
-	if (!mmget_not_zero(pm->mm))
-		return -EFAULT;
-	mmap_read_lock(pm->mm);
+	if (!mm_locked) {
+		if (!mmget_not_zero(pm->mm))
+			return -EFAULT;
+		mmap_read_lock(pm->mm);
+	}
 	while (done < npages) {
 		ret = pin_user_pages_remote(pm->mm, addr + done * PAGE_SIZE,
 					    npages - done,
@@ -261,8 +268,10 @@ static int stellar_pvdma_pin_range(struct stellar_pvdma_mr *pm,
 			break;
 		done += ret;
 	}
-	mmap_read_unlock(pm->mm);
-	mmput(pm->mm);
+	if (!mm_locked) {
+		mmap_read_unlock(pm->mm);
+		mmput(pm->mm);
+	}
 	if (done == npages)
 		return 0;
 	unpin_user_pages(pages, done);
@@ -276,12 +285,14 @@ static int stellar_pvdma_pin_range(struct stellar_pvdma_mr *pm,
  */
 static int stellar_pvdma_pin_pages(struct stellar_pvdma_mr *pm,
 				   unsigned long addr, u32 npages,
-				   struct page **pages)
+				   struct page **pages, bool mm_locked)
 {
-	int ret = stellar_pvdma_pin_range(pm, addr, npages, FOLL_WRITE, pages);
+	int ret = stellar_pvdma_pin_range(pm, addr, npages, FOLL_WRITE, pages,
+					  mm_locked);
 
 	if (ret && !pm->writable)
-		ret = stellar_pvdma_pin_range(pm, addr, npages, 0, pages);
+		ret = stellar_pvdma_pin_range(pm, addr, npages, 0, pages,
+					      mm_locked);
 	return ret;
 }
 
@@ -319,11 +330,12 @@ static void stellar_pvdma_account_latency(struct stellar_dev *sdev, u64 ns)
 
 /*
  * Pin the pages of a chunk and describe them; charged to the owner's
- * RLIMIT_MEMLOCK and to the device's max_pinned.
+ * RLIMIT_MEMLOCK and to the device's max_pinned.  @mm_locked: as for
+ * stellar_pvdma_pin_range().
  */
 static struct stellar_pvdma_chunk *
 stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
-			unsigned long chunk_no)
+			unsigned long chunk_no, bool mm_locked)
 {
 	struct stellar_pvdma_chunk *chunk;
 	struct page **pages;
@@ -344,7 +356,7 @@ stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
 	if (ret)
 		goto err_unlimit;
 	ret = stellar_pvdma_pin_pages(pm, chunk->first_addr, chunk->npages,
-				      pages);
+				      pages, mm_locked);
 	if (ret)
 		goto err_uncharge;
 	chunk->first = pages[0];
@@ -510,7 +522,7 @@ static int stellar_pvdma_pin_chunk(struct stellar_dev *sdev,
 {
 	int ret;
 
-	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
+	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no, false);
 	if (IS_ERR(*chunk))
 		return PTR_ERR(*chunk);
 	ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk, GFP_KERNEL);
@@ -536,45 +548,68 @@ static bool stellar_pvdma_odp_retry(int tries, unsigned long started)
 }
 
 /*
+ * One try of stellar_pvdma_odp_pin_chunk(), under the mmap lock: munmap,
+ * mmap over the range and mprotect (which take it for writing) cannot
+ * invalidate the pages between their pin and their publication, however
+ * often the process remaps the range; what invalidates without it
+ * (reclaim, migration, MADV_DONTNEED, the pin's own copy-on-write break)
+ * still can, and then the try returns -EAGAIN.
+ */
+static int stellar_pvdma_odp_try_pin(struct stellar_dev *sdev,
+				     struct stellar_pvdma_mr *pm,
+				     unsigned long chunk_no,
+				     struct stellar_pvdma_chunk **chunk)
+{
+	unsigned long seq;
+	int ret = -EAGAIN;
+
+	mmap_read_lock(pm->mm);
+	seq = mmu_interval_read_begin(&pm->notifier);
+	*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no, true);
+	if (IS_ERR(*chunk)) {
+		mmap_read_unlock(pm->mm);
+		return PTR_ERR(*chunk);
+	}
+	spin_lock(&pm->odp_lock);
+	if (!mmu_interval_read_retry(&pm->notifier, seq))
+		ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk,
+					    GFP_ATOMIC);
+	spin_unlock(&pm->odp_lock);
+	mmap_read_unlock(pm->mm);
+	if (ret)
+		stellar_pvdma_release_chunk(sdev, pm, *chunk);
+	return ret;
+}
+
+/*
  * Pin chunk @chunk_no of an on-demand registration.  An invalidation of
- * the range while the pages were being pinned (a fork, an munmap, the
- * pin's own copy-on-write break) makes them stale: they are dropped and
- * pinned again.  The slot is reserved first, so that publishing under
- * @pm->odp_lock allocates nothing.
+ * the range while the pages were being pinned makes them stale: they are
+ * dropped and pinned again.  The slot is reserved first, so that
+ * publishing under @pm->odp_lock allocates nothing.
  */
 static int stellar_pvdma_odp_pin_chunk(struct stellar_dev *sdev,
 				       struct stellar_pvdma_mr *pm,
 				       unsigned long chunk_no,
 				       struct stellar_pvdma_chunk **chunk)
 {
-	unsigned long seq, started = jiffies;
+	unsigned long started = jiffies;
 	int tries, ret;
 
 	ret = xa_reserve(&pm->chunks, chunk_no, GFP_KERNEL);
 	if (ret)
 		return ret;
-	for (tries = 0; stellar_pvdma_odp_retry(tries, started); tries++) {
-		seq = mmu_interval_read_begin(&pm->notifier);
-		*chunk = stellar_pvdma_new_chunk(sdev, pm, chunk_no);
-		if (IS_ERR(*chunk)) {
-			ret = PTR_ERR(*chunk);
-			break;
-		}
-		spin_lock(&pm->odp_lock);
-		if (!mmu_interval_read_retry(&pm->notifier, seq)) {
-			ret = stellar_pvdma_publish(sdev, pm, chunk_no, *chunk,
-						    GFP_ATOMIC);
-			spin_unlock(&pm->odp_lock);
-			if (!ret)
-				return 0;
-			stellar_pvdma_release_chunk(sdev, pm, *chunk);
-			break;
-		}
-		spin_unlock(&pm->odp_lock);
-		stellar_pvdma_release_chunk(sdev, pm, *chunk);
-		ret = -EAGAIN;
+	if (!mmget_not_zero(pm->mm)) {
+		xa_release(&pm->chunks, chunk_no);
+		return -EFAULT;
 	}
-	xa_release(&pm->chunks, chunk_no);
+	for (tries = 0; stellar_pvdma_odp_retry(tries, started); tries++) {
+		ret = stellar_pvdma_odp_try_pin(sdev, pm, chunk_no, chunk);
+		if (ret != -EAGAIN)
+			break;
+	}
+	mmput(pm->mm);
+	if (ret)
+		xa_release(&pm->chunks, chunk_no);
 	return ret;
 }
 
