@@ -17,6 +17,7 @@
 # through the eMTT on, off, smaller than the working set and resized under
 # traffic; an MR deregistered and re-registered under the same key index
 # while traffic hammers it (eMTT on, off and tiny) never shows the old pages.
+# Arguments (optional): case names of helpers/pvdma_test.c to run alone.
 # stellar-test: vms=1 timeout=900
 
 # shellcheck source=tests/vm/lib.sh
@@ -76,6 +77,22 @@ assert_eq "$(head -n 2 /proc/stellar/pvdma_stats | tail -n 1)" \
 assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 	"default eMTT size"
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
+
+# Cases named as arguments (tests/vm/run-tests.sh mem_pvdma -- CASE...):
+# those only, then the device goes (for reruns on slow kernels).
+NAMED=()
+for arg in "$@"; do
+	[ -z "$arg" ] || NAMED+=("$arg")
+done
+if [ "${#NAMED[@]}" -gt 0 ]; then
+	for c in "${NAMED[@]}"; do
+		run_case "$c"
+	done
+	device_down
+	[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}"
+	log "mem_pvdma: the named cases passed: ${NAMED[*]}"
+	exit 0
+fi
 
 for c in boundaries tiny atomic atomic_write prefetch fork unmapped rereg \
 	rereg_verb odp odp_follow odp_implicit concurrent iova edge rereg_race; do
