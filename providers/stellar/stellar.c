@@ -82,6 +82,32 @@ static int stellar_check_ucontext_resp(struct stellar_context *ctx,
 	return 0;
 }
 
+static struct stellar_context *stellar_new_context(struct ibv_device *ibdev,
+						   int cmd_fd)
+{
+	return _verbs_init_and_alloc_context(ibdev, cmd_fd,
+		sizeof(struct stellar_context),
+		(struct verbs_context *)offsetof(struct stellar_context, vctx),
+		RDMA_DRIVER_UNKNOWN);
+}
+
+/*
+ * The end of a context's setup: with @ret 0 the context gets its ops,
+ * else it goes and errno says why.
+ */
+static struct verbs_context *stellar_context_ready(struct stellar_context *ctx,
+						   int ret)
+{
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
+	verbs_set_ops(&ctx->vctx, &stellar_ctx_ops);
+	return &ctx->vctx;
+}
+
 static struct verbs_context *stellar_alloc_context(struct ibv_device *ibdev,
 						   int cmd_fd,
 						   void *private_data)
@@ -93,25 +119,14 @@ static struct verbs_context *stellar_alloc_context(struct ibv_device *ibdev,
 
 	(void)private_data;
 
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-		(struct verbs_context *)offsetof(struct stellar_context, vctx),
-		RDMA_DRIVER_UNKNOWN);
+	ctx = stellar_new_context(ibdev, cmd_fd);
 	if (!ctx)
 		return NULL;
-
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (!ret)
 		ret = stellar_check_ucontext_resp(ctx, &resp.drv);
-	if (ret) {
-		verbs_uninit_context(&ctx->vctx);
-		free(ctx);
-		errno = ret;
-		return NULL;
-	}
-
-	verbs_set_ops(&ctx->vctx, &stellar_ctx_ops);
-	return &ctx->vctx;
+	return stellar_context_ready(ctx, ret);
 }
 
 /*
@@ -126,26 +141,15 @@ static struct verbs_context *stellar_import_context(struct ibv_device *ibdev,
 	struct stellar_context *ctx;
 	int ret;
 
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-		(struct verbs_context *)offsetof(struct stellar_context, vctx),
-		RDMA_DRIVER_UNKNOWN);
+	ctx = stellar_new_context(ibdev, cmd_fd);
 	if (!ctx)
 		return NULL;
-
 	ret = ibv_cmd_query_context(&ctx->vctx.context, NULL);
 	if (!ret)
 		ret = stellar_query_ucontext(&ctx->vctx.context, &resp);
 	if (!ret)
 		ret = stellar_check_ucontext_resp(ctx, &resp);
-	if (ret) {
-		verbs_uninit_context(&ctx->vctx);
-		free(ctx);
-		errno = ret;
-		return NULL;
-	}
-
-	verbs_set_ops(&ctx->vctx, &stellar_ctx_ops);
-	return &ctx->vctx;
+	return stellar_context_ready(ctx, ret);
 }
 
 static void stellar_free_context(struct ibv_context *ibctx)

@@ -106,6 +106,21 @@ int stellar_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
+/* A PD structure for kernel PD @handle (errno ENOMEM: none). */
+static struct stellar_pd *stellar_pd_new(struct ibv_context *context,
+					 uint32_t handle)
+{
+	struct stellar_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = context;
+	pd->ibv_pd.handle = handle;
+	return pd;
+}
+
 /*
  * One ioctl of the driver's own (include/uapi/stellar-abi.h) with @n
  * attributes; 0 or an errno.
@@ -172,13 +187,9 @@ struct ibv_pd *stellar_import_pd(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
+	pd = stellar_pd_new(context, pd_handle);
+	if (!pd)
 		return NULL;
-	}
-	pd->ibv_pd.context = context;
-	pd->ibv_pd.handle = pd_handle;
 	pd->pdn = pdn;
 	return &pd->ibv_pd;
 }
@@ -278,13 +289,9 @@ struct ibv_pd *stellar_alloc_parent_domain(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
+	pd = stellar_pd_new(context, attr->pd->handle);
+	if (!pd)
 		return NULL;
-	}
-	pd->ibv_pd.context = context;
-	pd->ibv_pd.handle = attr->pd->handle;
 	pd->protection = to_stellar_pd(attr->pd);
 	pd->pdn = pd->protection->pdn;
 	if (attr->td) {
