@@ -41,22 +41,24 @@ abi=$(grep -E '^#define STELLAR_UVERBS_ABI_VERSION' \
 	"$STELLAR_REPO/include/uapi/stellar-abi.h" | awk '{ print $3 }')
 assert_eq "$(cat "$(dirname "$uverbs")/abi_version")" "$abi" "uverbs abi_version"
 
-# Thread and parent domains with the application's allocators, on a QP
-# pair connected to itself (helpers/parent_domain.c).
-gcc -O2 -Wall -o /tmp/parent_domain \
-	"$STELLAR_REPO/tests/integration/helpers/parent_domain.c" -libverbs ||
-	fail "cannot build helpers/parent_domain.c"
-out=$(run_checked /tmp/parent_domain stellar0 "$(gid_index stellar0 10.50.0.1)")
-assert_contains "$out" "parent_domain: OK" "parent_domain"
-log "$out"
+# helper NAME: build helpers/NAME.c and run it on stellar0 with the GID
+# of veth0's address; it must print "NAME: OK".
+helper() {
+	local out
 
-# A context, PD and MR imported by fd and handles (helpers/import_verbs.c).
-gcc -O2 -Wall -o /tmp/import_verbs \
-	"$STELLAR_REPO/tests/integration/helpers/import_verbs.c" -libverbs ||
-	fail "cannot build helpers/import_verbs.c"
-out=$(run_checked /tmp/import_verbs stellar0 "$(gid_index stellar0 10.50.0.1)")
-assert_contains "$out" "import_verbs: OK" "import_verbs"
-log "$out"
+	gcc -O2 -Wall -o "/tmp/$1" \
+		"$STELLAR_REPO/tests/integration/helpers/$1.c" -libverbs ||
+		fail "cannot build helpers/$1.c"
+	out=$(run_checked "/tmp/$1" stellar0 "$(gid_index stellar0 10.50.0.1)")
+	assert_contains "$out" "$1: OK" "$1"
+	log "$out"
+}
+
+# Thread and parent domains with the application's allocators, on a QP
+# pair connected to itself.
+helper parent_domain
+# A context, PD and MR imported by fd and handles.
+helper import_verbs
 
 rdma link delete stellar0
 stellar_unload
