@@ -22,16 +22,14 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 REPO=$(dirname "$BENCH_DIR")
+BENCH_NAME=bench
+# shellcheck source=bench/host-lib.sh
+. "$BENCH_DIR/host-lib.sh"
 OUT=$BENCH_DIR/results/latest.md
 GUEST_ARGS=()
 POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
 TELEMETRY_ONLY=0
-
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
 
 usage() {
 	sed -n '14,21p' "$0" | sed 's/^# \{0,1\}//'
@@ -73,33 +71,6 @@ parse_args() {
 	'' | *[!0-9]* | 0) die "--poll-interval needs a positive number of microseconds" ;;
 	esac
 	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL")
-}
-
-check_host() {
-	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
-	[ -f "$REPO/kernel/virtio_stellar.ko" ] ||
-		die "kernel/virtio_stellar.ko not built: run make"
-	[ -f "$REPO/providers/stellar/libstellar-rdmav34.so" ] ||
-		die "the provider is not built: run make"
-	command -v ib_write_bw >/dev/null || die "perftest is not installed"
-	command -v python3 >/dev/null || die "python3 is not installed"
-	if ! command -v iperf3 >/dev/null; then
-		echo "bench: installing iperf3"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends iperf3 >/dev/null ||
-			die "cannot install iperf3"
-	fi
-}
-
-# value CONFIG TEST: a figure from the guest's bench.tsv.
-value() {
-	awk -F '\t' -v c="$1" -v t="$2" \
-		'$1 == c && $2 == t { print $3; found = 1; exit }
-		END { if (!found) print "missing" }' "$TSV"
-}
-
-is_number() {
-	[[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]]
 }
 
 # ratio A B: A/B with two decimals, "—" unless both are numbers.

@@ -21,13 +21,12 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 REPO=$(dirname "$BENCH_DIR")
+BENCH_NAME=bench/spray
+BENCH_NEEDS_TOOL=1
+# shellcheck source=bench/host-lib.sh
+. "$BENCH_DIR/host-lib.sh"
 OUT=$BENCH_DIR/results/spray-latest.md
 GUEST_ARGS=()
-
-die() {
-	echo "bench/spray: $*" >&2
-	exit 1
-}
 
 usage() {
 	sed -n '14,19p' "$0" | sed 's/^# \{0,1\}//'
@@ -53,34 +52,6 @@ parse_args() {
 		esac
 		shift
 	done
-}
-
-check_host() {
-	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
-	[ -f "$REPO/kernel/virtio_stellar.ko" ] ||
-		die "kernel/virtio_stellar.ko not built: run make"
-	[ -f "$REPO/providers/stellar/libstellar-rdmav34.so" ] ||
-		die "the provider is not built: run make"
-	[ -x "$REPO/tools/stellar-tool" ] || die "stellar-tool not built: run make"
-	command -v ib_write_bw >/dev/null || die "perftest is not installed"
-	command -v python3 >/dev/null || die "python3 is not installed"
-	if ! command -v iperf3 >/dev/null; then
-		echo "bench/spray: installing iperf3"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends iperf3 >/dev/null ||
-			die "cannot install iperf3"
-	fi
-}
-
-# value CONFIG TEST: a figure from the guests' bench.tsv files.
-value() {
-	awk -F '\t' -v c="$1" -v t="$2" \
-		'$1 == c && $2 == t { print $3; found = 1; exit }
-		END { if (!found) print "missing" }' "$TSV"
-}
-
-is_number() {
-	[[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]]
 }
 
 # calc EXPR VARS...: awk arithmetic on numbers, "—" unless all are numbers.

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# What the host side of the benchmarks (bench/run.sh, bench/spray.sh)
+# shares.  Sourced with BENCH_NAME (the prefix of messages), REPO and TSV
+# (the guests' results) set by the caller, and BENCH_NEEDS_TOOL=1 if the
+# benchmark reads stellar-tool.
+
+# shellcheck shell=bash
+
+die() {
+	echo "$BENCH_NAME: $*" >&2
+	exit 1
+}
+
+# check_host: root, the build (and stellar-tool with BENCH_NEEDS_TOOL=1),
+# perftest, python3; iperf3 is installed if missing.
+check_host() {
+	[ "$(id -u)" = 0 ] || die "run as root (the VMs share the host's / over 9p)"
+	[ -f "$REPO/kernel/virtio_stellar.ko" ] ||
+		die "kernel/virtio_stellar.ko not built: run make"
+	[ -f "$REPO/providers/stellar/libstellar-rdmav34.so" ] ||
+		die "the provider is not built: run make"
+	[ "${BENCH_NEEDS_TOOL:-0}" = 0 ] || [ -x "$REPO/tools/stellar-tool" ] ||
+		die "stellar-tool not built: run make"
+	command -v ib_write_bw >/dev/null || die "perftest is not installed"
+	command -v python3 >/dev/null || die "python3 is not installed"
+	if ! command -v iperf3 >/dev/null; then
+		echo "$BENCH_NAME: installing iperf3"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends iperf3 >/dev/null ||
+			die "cannot install iperf3"
+	fi
+}
+
+# value CONFIG TEST: a figure from the guests' bench.tsv.
+value() {
+	awk -F '\t' -v c="$1" -v t="$2" \
+		'$1 == c && $2 == t { print $3; found = 1; exit }
+		END { if (!found) print "missing" }' "$TSV"
+}
+
+is_number() {
+	[[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]]
+}
