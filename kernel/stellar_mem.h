@@ -126,6 +126,7 @@ struct stellar_pvdma_chunk {
  */
 struct stellar_pvdma_mr {
 	struct mm_struct *mm;
+	struct mem_cgroup *memcg;	/* the registering process's, held */
 	unsigned long start;
 	u64 length;
 	struct stellar_emtt_mr owner;

@@ -27,6 +27,7 @@
 
 #include <linux/highmem.h>
 #include <linux/ktime.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -103,6 +104,7 @@ stellar_pvdma_new(struct stellar_dev *sdev, u64 start, u64 length, int access,
 		return ERR_PTR(-ENOMEM);
 	mmgrab(current->mm);
 	pm->mm = current->mm;
+	pm->memcg = get_mem_cgroup_from_mm(current->mm);
 	pm->start = start;
 	pm->length = length;
 	pm->owner.serial = atomic64_inc_return(&sdev->mem->next_serial);
@@ -111,7 +113,7 @@ stellar_pvdma_new(struct stellar_dev *sdev, u64 start, u64 length, int access,
 	pm->chunk_shift = chunk_shift;
 	pm->sdev = sdev;
 	pm->odp = access & IB_ACCESS_ON_DEMAND;
-	xa_init(&pm->chunks);
+	xa_init_flags(&pm->chunks, XA_FLAGS_ACCOUNT);
 	mutex_init(&pm->pin_lock);
 	spin_lock_init(&pm->odp_lock);
 	if (pm->odp) {
@@ -119,6 +121,7 @@ stellar_pvdma_new(struct stellar_dev *sdev, u64 start, u64 length, int access,
 						   start, length,
 						   &stellar_pvdma_odp_ops);
 		if (ret) {
+			mem_cgroup_put(pm->memcg);
 			mmdrop(pm->mm);
 			kfree(pm);
 			return ERR_PTR(ret);
@@ -330,8 +333,9 @@ static void stellar_pvdma_account_latency(struct stellar_dev *sdev, u64 ns)
 
 /*
  * Pin the pages of a chunk and describe them; charged to the owner's
- * RLIMIT_MEMLOCK and to the device's max_pinned.  @mm_locked: as for
- * stellar_pvdma_pin_range().
+ * RLIMIT_MEMLOCK and to the device's max_pinned, the description to the
+ * active memory cgroup (stellar_pvdma_get_chunk() makes it the owner's).
+ * @mm_locked: as for stellar_pvdma_pin_range().
  */
 static struct stellar_pvdma_chunk *
 stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
@@ -341,12 +345,12 @@ stellar_pvdma_new_chunk(struct stellar_dev *sdev, struct stellar_pvdma_mr *pm,
 	struct page **pages;
 	int ret = -ENOMEM;
 
-	chunk = kzalloc(sizeof(*chunk), GFP_KERNEL);
+	chunk = kzalloc(sizeof(*chunk), STELLAR_GFP_USER);
 	if (!chunk)
 		return ERR_PTR(-ENOMEM);
 	stellar_pvdma_chunk_span(pm, chunk_no, &chunk->first_addr,
 				 &chunk->npages);
-	pages = kvmalloc_array(chunk->npages, sizeof(*pages), GFP_KERNEL);
+	pages = kvmalloc_array(chunk->npages, sizeof(*pages), STELLAR_GFP_USER);
 	if (!pages)
 		goto err_chunk;
 	ret = stellar_limit_pin(sdev, (u64)chunk->npages << PAGE_SHIFT);
@@ -635,6 +639,7 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 				   enum stellar_pvdma_stat why,
 				   struct stellar_pvdma_chunk **chunk)
 {
+	struct mem_cgroup *old_memcg;
 	u64 t0;
 	int ret = 0;
 
@@ -646,10 +651,17 @@ static int stellar_pvdma_get_chunk(struct stellar_dev *sdev,
 	if (*chunk)
 		goto out;
 	t0 = ktime_get_ns();
+	/*
+	 * Pins happen in the transport's worker: what they allocate is
+	 * charged to the registering process's memory cgroup, not the
+	 * worker's.
+	 */
+	old_memcg = set_active_memcg(pm->memcg);
 	if (pm->odp)
 		ret = stellar_pvdma_odp_pin_chunk(sdev, pm, chunk_no, chunk);
 	else
 		ret = stellar_pvdma_pin_chunk(sdev, pm, chunk_no, chunk);
+	set_active_memcg(old_memcg);
 	if (ret) {
 		stellar_pvdma_pin_failed(sdev, ret);
 		goto out;
@@ -749,6 +761,7 @@ void stellar_pvdma_dereg(struct stellar_dev *sdev,
 		cond_resched();
 	}
 	xa_destroy(&pm->chunks);
+	mem_cgroup_put(pm->memcg);
 	mmdrop(pm->mm);
 	kfree(pm);
 }
