@@ -11,7 +11,8 @@
 # PD), on-demand MRs that follow munmap/mmap and fork (also while the
 # range is remapped under traffic), an implicit on-demand MR (the whole
 # address space: mmapped, heap and stack memory, remaps, atomics, its
-# lkey, unmapped and kernel addresses), a tiny RLIMIT_MEMLOCK, a process killed with
+# lkey, unmapped and kernel addresses; its per-page pin descriptions are
+# charged to the owner's memory cgroup), a tiny RLIMIT_MEMLOCK, a process killed with
 # pinned chunks (every pin released), several QPs racing to pin the same
 # chunks, eager mode, MRs whose iova is not their address, and data
 # through the eMTT on, off, smaller than the working set and resized under
@@ -39,13 +40,21 @@ mem_stat() {
 	' "/proc/stellar/$1"
 }
 
+# Every case runs in a memory cgroup of its own (odp_charge reads what it
+# is charged).
+CG=/sys/fs/cgroup/stellar_pvdma
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p "$CG"
+
 # run_case CASE: run one case; a failure is reported at the end, so that
 # one run shows every failing case.
 FAILED=()
 run_case() {
 	local out rc=0
 
-	out=$("$PROG" -d stellar0 -g "$GID" "$1" 2>&1) || rc=$?
+	out=$(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" \
+		"$PROG" -d stellar0 -g "$GID" "$1" 2>&1) || rc=$?
 	if [ "$rc" = 0 ] && [[ "$out" == *"ok $1"* ]]; then
 		log "case $1 passed: ${out//$'\n'/ | }"
 	else
@@ -89,13 +98,15 @@ if [ "${#NAMED[@]}" -gt 0 ]; then
 		run_case "$c"
 	done
 	device_down
+	rmdir "$CG"
 	[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}"
 	log "mem_pvdma: the named cases passed: ${NAMED[*]}"
 	exit 0
 fi
 
 for c in boundaries tiny atomic atomic_write prefetch fork unmapped rereg \
-	rereg_verb odp odp_follow odp_implicit concurrent iova edge rereg_race; do
+	rereg_verb odp odp_follow odp_implicit odp_charge concurrent iova edge \
+	rereg_race; do
 	run_case "$c"
 done
 
@@ -189,4 +200,5 @@ for c in tiny atomic fork rereg; do
 done
 [ "$(mem_stat pvdma_stats 'Eager pins')" -gt 0 ] || fail "no eager pins"
 device_down
+rmdir "$CG"
 [ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}"

@@ -1099,6 +1099,62 @@ static void case_odp_follow(struct ctx *c)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/* Bytes of slab memory charged to this process's memory cgroup. */
+static long cgroup_slab_bytes(void)
+{
+	char line[512], path[600];
+	long value = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/cgroup", "r");
+	CHECK(f && fgets(line, sizeof(line), f), "/proc/self/cgroup");
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	CHECK(!strncmp(line, "0::", 3), "not a cgroup v2 process: %s", line);
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.stat", line + 3);
+	f = fopen(path, "r");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "slab %ld", &value) == 1)
+			break;
+	fclose(f);
+	CHECK(value >= 0, "no slab line in %s", path);
+	return value;
+}
+
+/*
+ * An implicit on-demand MR pins page by page, each with a description
+ * the transport's worker allocates: those are charged to the memory
+ * cgroup of the process that registered the MR (run this case in one of
+ * its own, as mem_pvdma.sh does), not to the worker's.
+ */
+static void case_odp_charge(struct ctx *c)
+{
+	const unsigned long pages = 4096;
+	uint8_t *buf = map_chunks(pages * 4096 / CHUNK);
+	long before, after;
+	struct ibv_mr *mr;
+	unsigned long i;
+
+	mr = ibv_reg_mr(c->pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CHECK(mr, "implicit ODP registration: %s", strerror(errno));
+	memset(c->src, 0x3c, 64);
+	before = cgroup_slab_bytes();
+	for (i = 0; i < pages; i++)
+		CHECK(rdma_op(c, IBV_WR_RDMA_WRITE, 64,
+			      (uintptr_t)buf + i * 4096, mr->rkey) ==
+		      IBV_WC_SUCCESS, "WRITE to page %lu", i);
+	after = cgroup_slab_bytes();
+	CHECK(buf[(pages - 1) * 4096] == 0x3c, "the last WRITE did not land");
+	printf("%lu pages pinned one by one: the cgroup's slab grew by %ld bytes\n",
+	       pages, after - before);
+	CHECK(after - before >= (long)pages * 64,
+	      "%ld bytes charged for %lu pin descriptions", after - before,
+	      pages);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 /*
  * Implicit ODP: ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | ...)
  * covers the whole address space, and query_device_ex says so.  Memory
@@ -1500,6 +1556,7 @@ static const struct {
 	{ "random", case_random }, { "odp", case_odp },
 	{ "odp_follow", case_odp_follow }, { "atomic_write", case_atomic_write },
 	{ "odp_implicit", case_odp_implicit },
+	{ "odp_charge", case_odp_charge },
 	{ "concurrent", case_concurrent }, { "iova", case_iova },
 	{ "rereg_race", case_rereg_race }, { "edge", case_edge },
 };
