@@ -82,10 +82,12 @@ if [ "$STELLAR_ROLE" = a ]; then
 
 	log "start Prometheus"
 	mkdir -p /tmp/prom
+	# A scrape of a debug kernel's counters can take longer than 1 s.
+	interval=$(scaled 1)s
 	cat >/tmp/prom/prometheus.yml <<-PROMCFG
 	global:
-	  scrape_interval: 1s
-	  scrape_timeout: 1s
+	  scrape_interval: $interval
+	  scrape_timeout: $interval
 	  evaluation_interval: 1s
 	scrape_configs:
 	  - job_name: stellar
