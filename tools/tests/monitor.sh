@@ -67,8 +67,8 @@ HW=$TMP/root/sys/class/infiniband/stellar0/ports/1/hw_counters
 find "$HW" -type f ! -name lifespan -printf '%f\n' | sort >"$TMP/fake.names"
 check "fake tree differs from the kernel's counters: $(diff "$TMP/kernel.names" "$TMP/fake.names" | tr '\n' ' ')" \
 	cmp -s "$TMP/kernel.names" "$TMP/fake.names"
-check "not the 71 kernel names: $(wc -l <"$TMP/kernel.names")" \
-	[ "$(wc -l <"$TMP/kernel.names")" -eq 71 ]
+check "not the 72 kernel names: $(wc -l <"$TMP/kernel.names")" \
+	[ "$(wc -l <"$TMP/kernel.names")" -eq 72 ]
 
 # Usage errors exit 2.
 for args in "--metrics foo" "--metrics throughput," "--export xml" \
