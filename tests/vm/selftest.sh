@@ -81,7 +81,7 @@ check "kernel panic fails" '^FAIL panic: VM a stopped without an exit code.*kern
 check "unallowed skip fails" '^FAIL noskip: test skipped in VM a but'
 check "allowed skip is counted" '^SKIP okskip'
 check "one failing VM of a pair fails" '^FAIL pairfail: test exited with 1 in VM b'
-check "summary line" '^1 passed, 7 failed, 1 skipped$'
+check "summary line" '^2 passed, 7 failed, 1 skipped$'
 check_rc "runner exits 1 on failures" "$rc" 1
 
 # A VM that does not finish in time is killed by the host.
