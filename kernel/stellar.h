@@ -129,6 +129,7 @@ struct stellar_lat_dev;
  * @ahs: AH handle to struct stellar_ah
  * @srqs: SRQ number to struct stellar_srq
  * @atomic_lock: makes remote atomic operations atomic with each other
+ * @mw_lock: serialises binding, invalidating and freeing memory windows
  * @next_qpn: cursor for cyclic QPN allocation
  * @pd_serial: source of PD numbers (informational only)
  * @num_pds: PDs allocated, at most STELLAR_MAX_PD
@@ -168,6 +169,7 @@ struct stellar_dev {
 	struct xarray ahs;
 	struct xarray srqs;
 	spinlock_t atomic_lock;		/* remote atomics */
+	struct mutex mw_lock;		/* memory window state */
 	u32 next_qpn;
 	atomic_t pd_serial;
 	atomic_t num_pds;
@@ -355,6 +357,26 @@ struct stellar_qp {
  * @rcu: frees the MR after the lookups that may still see it (stellar_mr_get)
  * @copies: copies past the key check; invalidation waits for them
  */
+/**
+ * struct stellar_mw_state - what a memory window's key entry adds
+ * @type: 0 for a region, IB_MW_TYPE_1 or IB_MW_TYPE_2 for a window
+ * @qpn: a bound type 2 window: the only QP it grants access through
+ * @parent_key: a bound window: the L_Key of the region it opens
+ * @parent_serial: that region's serial, so that a new region that gets
+ *		   the same key after it is never opened by the window
+ */
+struct stellar_mw_state {
+	u8 type;
+	u32 qpn;
+	u32 parent_key;
+	u64 parent_serial;
+};
+
+/*
+ * A memory region, or the key entry of a memory window (@mw.type set).
+ * @serial numbers the registration (never reused); @mw_binds counts the
+ * windows bound to a region, which may not go while there are any.
+ */
 struct stellar_mr {
 	struct ib_mr ibmr;
 	struct stellar_pvdma_mr *pvdma;
@@ -370,6 +392,22 @@ struct stellar_mr {
 	struct completion released;
 	struct rcu_head rcu;
 	atomic_t copies;
+	u64 serial;
+	atomic_t mw_binds;
+	struct stellar_mw_state mw;
+};
+
+/**
+ * struct stellar_mw - a memory window (stellar_mw.c)
+ * @ibmw: the core's object
+ * @key: its entry in the device's key table: a struct stellar_mr whose
+ *	 @key->mw.type is set, whose iova, length and access are the
+ *	 window's while it is bound, and whose rkey is the window's R_Key
+ *	 (it has no L_Key); freed after a grace period, unlike @ibmw
+ */
+struct stellar_mw {
+	struct ib_mw ibmw;
+	struct stellar_mr *key;
 };
 
 /*
@@ -415,6 +453,11 @@ static inline struct stellar_qp *to_sqp(struct ib_qp *ibqp)
 static inline struct stellar_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct stellar_mr, ibmr);
+}
+
+static inline struct stellar_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct stellar_mw, ibmw);
 }
 
 static inline struct stellar_srq *to_ssrq(struct ib_srq *ibsrq)
@@ -535,6 +578,10 @@ int stellar_advise_mr(struct ib_pd *ibpd,
 		      enum ib_uverbs_advise_mr_advice advice, u32 flags,
 		      struct ib_sge *sg_list, u32 num_sge,
 		      struct uverbs_attr_bundle *attrs);
+
+/* stellar_mw.c */
+int stellar_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int stellar_dealloc_mw(struct ib_mw *ibmw);
 
 /* stellar_pvdma.c, stellar_emtt.c, stellar_mem_stats.c */
 struct seq_file;

@@ -251,6 +251,7 @@ static struct stellar_dev *stellar_alloc_dev(struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->atomic_lock);
+	mutex_init(&sdev->mw_lock);
 	stellar_spray_dev_init(&sdev->spray);
 	stellar_mcast_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);

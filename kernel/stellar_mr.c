@@ -18,6 +18,7 @@
 
 #include "stellar.h"
 #include "stellar_mem.h"
+#include "stellar_mr.h"
 #include "stellar_transport.h"
 
 #define STELLAR_MR_INDEX_MAX	STELLAR_MAX_MR
@@ -31,7 +32,7 @@
 /* Every MR index fits in the key. */
 static_assert(STELLAR_MR_INDEX_MAX <= (STELLAR_KEY_INDEX >> 8));
 
-static u32 stellar_key_index(u32 key)
+u32 stellar_key_index(u32 key)
 {
 	return FIELD_GET(STELLAR_KEY_INDEX, key);
 }
@@ -48,7 +49,7 @@ static u32 stellar_key_new(u32 index)
  * that everything a copy may use is set before the MR can be found.
  * Return: 0, or -ENOMEM beyond the device's max_mr.
  */
-static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
+int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 {
 	u32 index;
 	int ret;
@@ -64,6 +65,7 @@ static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 	}
 	mr->ibmr.lkey = stellar_key_new(index);
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->serial = atomic64_inc_return(&sdev->mem->next_serial);
 	if (mr->pvdma)
 		stellar_pvdma_set_owner(mr->pvdma, mr->ibmr.lkey, mr->ibmr.pd,
 					mr->access, mr->iova);
@@ -75,7 +77,7 @@ static int stellar_mr_publish(struct stellar_dev *sdev, struct stellar_mr *mr)
 	return ret;
 }
 
-static struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
+struct stellar_mr *stellar_mr_alloc(struct ib_pd *ibpd, int access)
 {
 	struct stellar_mr *mr = kzalloc(sizeof(*mr), STELLAR_GFP_USER);
 
@@ -201,6 +203,8 @@ struct ib_mr *stellar_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (!mr->pvdma)
 		return ERR_PTR(-EINVAL);
+	if (atomic_read(&mr->mw_binds))
+		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->pvdma->start;
 		length = mr->pvdma->implicit ? U64_MAX : mr->length;
@@ -267,23 +271,46 @@ int stellar_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct stellar_dev *sdev = to_sdev(ibmr->device);
 	struct stellar_mr *mr = to_smr(ibmr);
-	u32 index = stellar_key_index(ibmr->lkey);
 
-	xa_store_irq(&sdev->mrs, index, NULL, GFP_KERNEL);
+	/* A window bound to it would open freed memory (IBTA: EBUSY). */
+	if (atomic_read(&mr->mw_binds))
+		return -EBUSY;
+	stellar_mr_unpublish(sdev, mr);
+	if (mr->pvdma)
+		stellar_pvdma_dereg(sdev, mr->pvdma);
+	stellar_mr_free(sdev, mr);
+	return 0;
+}
+
+/**
+ * stellar_mr_unpublish() - make a key stop resolving and wait for its users
+ * @sdev: the device
+ * @mr: the region or window key entry
+ *
+ * Its index stays reserved until stellar_mr_free(): a new key with the
+ * same index must not appear while eMTT entries of this one may exist.
+ * Context: process, may sleep.
+ */
+void stellar_mr_unpublish(struct stellar_dev *sdev, struct stellar_mr *mr)
+{
+	xa_store_irq(&sdev->mrs, stellar_key_index(mr->ibmr.rkey), NULL,
+		     GFP_KERNEL);
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
 	wait_for_completion(&mr->released);
-	if (mr->pvdma)
-		stellar_pvdma_dereg(sdev, mr->pvdma);
-	xa_erase_irq(&sdev->mrs, index);
+}
+
+/* Release @mr's index and its memory after stellar_mr_unpublish(). */
+void stellar_mr_free(struct stellar_dev *sdev, struct stellar_mr *mr)
+{
+	xa_erase_irq(&sdev->mrs, stellar_key_index(mr->ibmr.rkey));
 	stellar_limit_mr_put(sdev);
 	kfree(mr->pages);
 	/* stellar_mr_get() may still be looking at ref under RCU. */
 	kfree_rcu(mr, rcu);
-	return 0;
 }
 
-static struct stellar_mr *stellar_mr_get(struct stellar_pd *pd, u32 key)
+struct stellar_mr *stellar_mr_get(struct stellar_pd *pd, u32 key)
 {
 	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
 	struct stellar_mr *mr;
@@ -296,15 +323,14 @@ static struct stellar_mr *stellar_mr_get(struct stellar_pd *pd, u32 key)
 	return mr;
 }
 
-static void stellar_mr_put(struct stellar_mr *mr)
+void stellar_mr_put(struct stellar_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
 }
 
 /* Is [iova, iova + len) inside the region, with wrap-around excluded? */
-static bool stellar_mr_in_range(const struct stellar_mr *mr, u64 iova,
-				u64 len)
+bool stellar_mr_in_range(const struct stellar_mr *mr, u64 iova, u64 len)
 {
 	if (mr->is_dma)
 		return true;
@@ -316,14 +342,14 @@ static bool stellar_mr_in_range(const struct stellar_mr *mr, u64 iova,
  * A copy starts to use @mr: from here on until stellar_mr_copy_end() an
  * invalidation waits for it, or the copy sees the MR invalid.
  */
-static void stellar_mr_copy_begin(struct stellar_mr *mr)
+void stellar_mr_copy_begin(struct stellar_mr *mr)
 {
 	atomic_inc(&mr->copies);
 	/* Pairs with the barrier in stellar_mr_fence(). */
 	smp_mb__after_atomic();
 }
 
-static void stellar_mr_copy_end(struct stellar_mr *mr)
+void stellar_mr_copy_end(struct stellar_mr *mr)
 {
 	if (atomic_dec_and_test(&mr->copies))
 		wake_up_var(&mr->copies);
@@ -334,7 +360,7 @@ static void stellar_mr_copy_end(struct stellar_mr *mr)
  * returns no byte lands in or leaves its memory through the old key.
  * Context: process, may sleep.
  */
-static void stellar_mr_fence(struct stellar_mr *mr)
+void stellar_mr_fence(struct stellar_mr *mr)
 {
 	might_sleep();
 	WRITE_ONCE(mr->valid, false);
@@ -344,9 +370,8 @@ static void stellar_mr_fence(struct stellar_mr *mr)
 }
 
 /* Call between stellar_mr_copy_begin() and stellar_mr_copy_end(). */
-static int stellar_mr_check(struct stellar_mr *mr, struct stellar_pd *pd,
-			    u32 key, bool remote, u64 iova, u64 len,
-			    int access)
+int stellar_mr_check(struct stellar_mr *mr, struct stellar_pd *pd, u32 key,
+		     bool remote, u64 iova, u64 len, int access)
 {
 	u32 cur_key = remote ? mr->ibmr.rkey : mr->ibmr.lkey;
 
@@ -433,13 +458,68 @@ static bool stellar_mr_is_registration(const struct stellar_mr *mr, u64 serial)
  * in its entries); a miss, or any doubt, takes the MR table and a
  * reference for the rest.
  */
-int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
-		    void *buf, u32 len, enum stellar_copy_dir dir, int access)
+/**
+ * stellar_key_enter() - find the region an access through a key uses
+ * @pd: the PD the key must belong to
+ * @remote: the QP a peer's request came in on, NULL for a local access
+ * @key: the L_Key (local) or R_Key (remote)
+ * @iova: first address
+ * @len: bytes
+ * @access: IB_ACCESS_* rights required
+ * @use: receives the region (and the window, if @key names one)
+ *
+ * A window's rights are checked on the window, then the region it opens
+ * is entered as the window's owner would use it locally.  On success the
+ * caller holds a reference and a copy section on each; stellar_key_exit()
+ * drops them.
+ *
+ * Return: 0, -EACCES or -EFAULT.
+ */
+int stellar_key_enter(struct stellar_pd *pd, const struct stellar_qp *remote,
+		      u32 key, u64 iova, u64 len, int access,
+		      struct stellar_key_use *use)
+{
+	struct stellar_mr *mr = stellar_mr_get(pd, key);
+	int ret;
+
+	use->mw = NULL;
+	use->mr = mr;
+	if (!mr)
+		return -EACCES;
+	stellar_mr_copy_begin(mr);
+	ret = stellar_mr_check(mr, pd, key, !!remote, iova, len, access);
+	if (!ret && mr->mw.type)
+		ret = stellar_mw_enter(use, pd, remote, iova, len, access);
+	if (ret)
+		stellar_key_exit(use);
+	return ret;
+}
+
+void stellar_key_exit(struct stellar_key_use *use)
+{
+	if (use->mr) {
+		stellar_mr_copy_end(use->mr);
+		stellar_mr_put(use->mr);
+	}
+	if (use->mw) {
+		stellar_mr_copy_end(use->mw);
+		stellar_mr_put(use->mw);
+	}
+}
+
+/*
+ * The eMTT answers what it can without looking the MR up (every check is
+ * in its entries, which only regions' own keys fill); a miss, or any
+ * doubt, takes the key table and a reference for the rest.
+ */
+int stellar_mr_copy(struct stellar_pd *pd, u32 key,
+		    const struct stellar_qp *remote, u64 iova, void *buf,
+		    u32 len, enum stellar_copy_dir dir, int access)
 {
 	struct stellar_emtt_req req = {
 		.pd = &pd->ibpd, .key = key, .access = access,
 	};
-	struct stellar_mr *mr;
+	struct stellar_key_use use;
 	u64 serial;
 	u32 done;
 	int ret;
@@ -450,34 +530,30 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
 				 len, dir == STELLAR_COPY_TO_MR, &serial);
 	if (done == len)
 		return 0;
-	mr = stellar_mr_get(pd, key);
-	if (!mr)
-		return -EACCES;
-	stellar_mr_copy_begin(mr);
-	ret = stellar_mr_check(mr, pd, key, remote, iova, len, access);
-	if (!ret && done && !stellar_mr_is_registration(mr, serial))
+	ret = stellar_key_enter(pd, remote, key, iova, len, access, &use);
+	if (ret)
+		return ret;
+	if (done && (use.mw || !stellar_mr_is_registration(use.mr, serial)))
 		ret = -EACCES;
 	if (!ret)
-		ret = stellar_mr_do_copy(mr, iova + done, (u8 *)buf + done,
+		ret = stellar_mr_do_copy(use.mr, iova + done, (u8 *)buf + done,
 					 len - done, dir, true);
-	stellar_mr_copy_end(mr);
-	stellar_mr_put(mr);
+	stellar_key_exit(&use);
 	return ret;
 }
 
-int stellar_mr_check_remote(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_check_remote(const struct stellar_qp *qp, u32 rkey, u64 iova,
 			    u32 len, int access)
 {
-	struct stellar_mr *mr;
+	struct stellar_key_use use;
 	int ret;
 
 	if (!len)
 		return 0;
-	mr = stellar_mr_get(pd, rkey);
-	if (!mr)
-		return -EACCES;
-	ret = stellar_mr_check(mr, pd, rkey, true, iova, len, access);
-	stellar_mr_put(mr);
+	ret = stellar_key_enter(to_spd(qp->ibqp.pd), qp, rkey, iova, len,
+				access, &use);
+	if (!ret)
+		stellar_key_exit(&use);
 	return ret;
 }
 
@@ -508,7 +584,7 @@ int stellar_sgl_copy(struct stellar_pd *pd, const struct stellar_sge *sge,
 			continue;
 		}
 		chunk = min_t(u64, len, sge[i].length - offset);
-		ret = stellar_mr_copy(pd, sge[i].lkey, false,
+		ret = stellar_mr_copy(pd, sge[i].lkey, NULL,
 				      sge[i].addr + offset, cursor, chunk, dir,
 				      access);
 		if (ret)
@@ -552,26 +628,25 @@ static u64 stellar_atomic_apply(u64 *target, enum stellar_atomic_op op,
  * device are atomic with respect to each other.  An ATOMIC WRITE needs
  * remote write access, the others remote atomic access.
  */
-static int stellar_mr_rmw(struct stellar_pd *pd, u32 rkey, u64 iova,
+static int stellar_mr_rmw(const struct stellar_qp *qp, u32 rkey, u64 iova,
 			  enum stellar_atomic_op op, u64 compare_add, u64 swap,
 			  u64 *orig)
 {
-	struct stellar_dev *sdev = to_sdev(pd->ibpd.device);
+	struct stellar_dev *sdev = to_sdev(qp->ibqp.device);
 	int access = op == STELLAR_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
 						  IB_ACCESS_REMOTE_ATOMIC;
+	struct stellar_key_use use;
 	struct stellar_mr *mr;
 	int tries, ret;
 	u64 value;
 
 	if (iova & 7)
 		return -EINVAL;
-	mr = stellar_mr_get(pd, rkey);
-	if (!mr)
-		return -EACCES;
-	stellar_mr_copy_begin(mr);
-	ret = stellar_mr_check(mr, pd, rkey, true, iova, sizeof(u64), access);
+	ret = stellar_key_enter(to_spd(qp->ibqp.pd), qp, rkey, iova,
+				sizeof(u64), access, &use);
 	if (ret)
-		goto out;
+		return ret;
+	mr = use.mr;
 	for (tries = 0; tries < STELLAR_ATOMIC_TRIES; tries++) {
 		/* Pin the target now: nothing may sleep under the lock. */
 		if (mr->pvdma) {
@@ -601,15 +676,14 @@ static int stellar_mr_rmw(struct stellar_pd *pd, u32 rkey, u64 iova,
 			break;
 	}
 out:
-	stellar_mr_copy_end(mr);
-	stellar_mr_put(mr);
+	stellar_key_exit(&use);
 	return ret;
 }
 
-int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
 		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig)
 {
-	return stellar_mr_rmw(pd, rkey, iova,
+	return stellar_mr_rmw(qp, rkey, iova,
 			      is_cmp_swap ? STELLAR_ATOMIC_CMP_SWAP :
 					    STELLAR_ATOMIC_FETCH_ADD,
 			      compare_add, swap, orig);
@@ -617,7 +691,7 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
 
 /**
  * stellar_mr_atomic_write() - an ATOMIC WRITE's store
- * @pd: the responder QP's PD
+ * @qp: the responder QP
  * @rkey: the R_Key of the request
  * @iova: the target, 8-byte aligned
  * @value: the bytes to store, in memory order
@@ -625,12 +699,12 @@ int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
  * Return: 0, -EINVAL if @iova is not aligned, -EACCES or a copy's error if
  * the key, range or access does not allow it.
  */
-int stellar_mr_atomic_write(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_atomic_write(const struct stellar_qp *qp, u32 rkey, u64 iova,
 			    u64 value)
 {
 	u64 orig;
 
-	return stellar_mr_rmw(pd, rkey, iova, STELLAR_ATOMIC_WRITE, value, 0,
+	return stellar_mr_rmw(qp, rkey, iova, STELLAR_ATOMIC_WRITE, value, 0,
 			      &orig);
 }
 
@@ -653,15 +727,27 @@ int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
 	return 0;
 }
 
-int stellar_mr_invalidate(struct stellar_pd *pd, u32 key)
+/**
+ * stellar_mr_invalidate() - LOCAL_INV, or a SEND_WITH_INV's invalidation
+ * @pd: the QP's PD
+ * @key: a fast-registration region's key or a type 2 window's R_Key
+ * @remote: the QP a SEND_WITH_INV came in on, NULL for LOCAL_INV
+ *
+ * Return: 0, or -EINVAL if @key names nothing that may be invalidated so.
+ * Context: process, may sleep.
+ */
+int stellar_mr_invalidate(struct stellar_pd *pd, u32 key,
+			  const struct stellar_qp *remote)
 {
 	struct stellar_mr *mr = stellar_mr_get(pd, key);
 	int ret = -EINVAL;
 
 	if (!mr)
 		return ret;
-	if (!mr->pvdma && !mr->is_dma && mr->ibmr.rkey == key &&
-	    mr->ibmr.pd == &pd->ibpd) {
+	if (mr->mw.type) {
+		ret = stellar_mw_invalidate(mr, pd, key, remote);
+	} else if (!mr->pvdma && !mr->is_dma && mr->ibmr.rkey == key &&
+		   mr->ibmr.pd == &pd->ibpd) {
 		stellar_mr_fence(mr);
 		ret = 0;
 	}

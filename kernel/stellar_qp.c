@@ -523,6 +523,12 @@ static bool stellar_opcode_ok(struct stellar_qp *qp, u8 opcode)
 	case STELLAR_WR_ATOMIC_WRITE:
 		return qp->ibqp.qp_type == IB_QPT_RC;
 	case IB_WR_LOCAL_INV:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC || !qp->is_user;
+	case IB_WR_BIND_MW:
+		/* Windows are a user verb: no ib_send_wr carries a bind. */
+		return qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||
+				       qp->ibqp.qp_type == IB_QPT_UC);
 	case IB_WR_REG_MR:
 		return !qp->is_user;
 	default:

@@ -22,7 +22,8 @@
 
 static bool stellar_wr_is_local(u8 opcode)
 {
-	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 /*
@@ -585,13 +586,20 @@ static u8 stellar_req_local_op(struct stellar_qp_xport *xp)
 	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
 	int ret;
 
-	if (xp->wqe->opcode == IB_WR_REG_MR)
+	switch (xp->wqe->opcode) {
+	case IB_WR_REG_MR:
 		ret = stellar_mr_fast_reg(pd,
 					  (struct ib_mr *)(uintptr_t)xp->wqe->u.raw[0],
 					  (u32)xp->wqe->u.raw[1],
 					  (int)xp->wqe->u.raw[2]);
-	else
-		ret = stellar_mr_invalidate(pd, be32_to_cpu(xp->wqe->imm_data));
+		break;
+	case IB_WR_BIND_MW:
+		ret = stellar_mw_bind(xp->qp, xp->wqe);
+		break;
+	default:
+		ret = stellar_mr_invalidate(pd, be32_to_cpu(xp->wqe->imm_data),
+					    NULL);
+	}
 	return ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 }
 
@@ -628,6 +636,7 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 	switch (s->opcode) {
 	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
 		*done = true;
 		return stellar_req_local_op(xp);
 	case IB_WR_RDMA_READ:

@@ -461,7 +461,7 @@ static u8 stellar_resp_send(struct stellar_qp_xport *xp,
 	if (!(flags & (STELLAR_OPF_LAST | STELLAR_OPF_ONLY)))
 		return STELLAR_SYN_OK;
 	if ((flags & STELLAR_OPF_INV) &&
-	    stellar_mr_invalidate(pd, pkt->ieth_rkey)) {
+	    stellar_mr_invalidate(pd, pkt->ieth_rkey, xp->qp)) {
 		stellar_resp_fail_msg(xp, IB_WC_LOC_PROT_ERR);
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_OP_ERR);
 	}
@@ -520,7 +520,7 @@ static u8 stellar_resp_write(struct stellar_qp_xport *xp,
 	    (!payload && !stellar_resp_write_placed_ok(xp, pkt)))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	if (payload &&
-	    stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, true,
+	    stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, xp->qp,
 			    msg->va + msg->offset, (void *)payload, len,
 			    STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
@@ -618,7 +618,7 @@ static u8 stellar_resp_read(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE || stellar_resp_res_full(xp))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	if (stellar_mr_check_remote(to_spd(xp->qp->ibqp.pd), pkt->reth.rkey,
+	if (stellar_mr_check_remote(xp->qp, pkt->reth.rkey,
 				    pkt->reth.va, pkt->reth.len,
 				    IB_ACCESS_REMOTE_READ))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
@@ -644,7 +644,7 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	if (stellar_resp_res_full(xp))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	ret = stellar_mr_atomic(to_spd(xp->qp->ibqp.pd), pkt->atomic.rkey,
+	ret = stellar_mr_atomic(xp->qp, pkt->atomic.rkey,
 				pkt->atomic.va, cmp_swap,
 				cmp_swap ? pkt->atomic.compare :
 					   pkt->atomic.swap_add,
@@ -679,7 +679,7 @@ static u8 stellar_resp_atomic_write(struct stellar_qp_xport *xp,
 	    pkt->reth.len != sizeof(value))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	memcpy(&value, payload, sizeof(value));
-	ret = stellar_mr_atomic_write(to_spd(xp->qp->ibqp.pd), pkt->reth.rkey,
+	ret = stellar_mr_atomic_write(xp->qp, pkt->reth.rkey,
 				      pkt->reth.va, value);
 	if (ret == -EINVAL)
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
@@ -776,7 +776,7 @@ static int stellar_resp_res_pkt(struct stellar_qp_xport *xp,
 	ret = stellar_tx_alloc(xp, &tp, plen);
 	if (ret)
 		return ret;
-	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), res->rkey, true,
+	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), res->rkey, xp->qp,
 			      res->va + off, tp.payload, plen,
 			      STELLAR_COPY_FROM_MR, IB_ACCESS_REMOTE_READ);
 	if (ret) {
@@ -957,7 +957,7 @@ static int stellar_resp_place_write(struct stellar_qp_xport *xp,
 		return -EINVAL;
 	if (!pkt->payload_len)
 		return 1;
-	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), pkt->xph.rkey, true,
+	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), pkt->xph.rkey, xp->qp,
 			      pkt->xph.va, (void *)payload, pkt->payload_len,
 			      STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE);
 	return ret ? ret : 1;

@@ -150,8 +150,9 @@ enum stellar_copy_dir {
 /**
  * stellar_mr_copy() - copy between a buffer and a registered region
  * @pd: the PD the key must belong to
- * @key: lkey or rkey
- * @remote: @key is an rkey (check remote access rights)
+ * @key: lkey, or rkey of a region or a memory window
+ * @remote: the QP a peer's request came in on (@key is an rkey; check
+ *	    remote access rights), or NULL for a local access
  * @iova: first address in the region
  * @buf: kernel buffer
  * @len: bytes
@@ -161,12 +162,13 @@ enum stellar_copy_dir {
  * Return: 0, -EACCES (unknown key, wrong PD, missing rights, invalidated)
  * or -EFAULT (range outside the region).  Context: may sleep.
  */
-int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
-		    void *buf, u32 len, enum stellar_copy_dir dir, int access);
+int stellar_mr_copy(struct stellar_pd *pd, u32 key,
+		    const struct stellar_qp *remote, u64 iova, void *buf,
+		    u32 len, enum stellar_copy_dir dir, int access);
 
 /**
  * stellar_mr_check_remote() - may a peer access a range of a region now
- * @pd: the PD the key must belong to
+ * @qp: the QP the request came in on
  * @rkey: the R_Key
  * @iova: first address
  * @len: bytes (0: always allowed)
@@ -174,7 +176,7 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key, bool remote, u64 iova,
  *
  * Return: 0, -EACCES or -EFAULT as stellar_mr_copy() would.
  */
-int stellar_mr_check_remote(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_check_remote(const struct stellar_qp *qp, u32 rkey, u64 iova,
 			    u32 len, int access);
 
 /**
@@ -200,7 +202,7 @@ u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
 
 /**
  * stellar_mr_atomic() - an 8-byte remote atomic on a registered region
- * @pd: the QP's PD
+ * @qp: the QP the request came in on
  * @rkey: remote key (needs IB_ACCESS_REMOTE_ATOMIC)
  * @iova: 8-byte aligned address
  * @is_cmp_swap: compare-and-swap, else fetch-and-add
@@ -210,15 +212,27 @@ u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
  *
  * Return: 0, -EACCES, -EFAULT, or -EINVAL for misalignment.
  */
-int stellar_mr_atomic(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
 		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig);
-int stellar_mr_atomic_write(struct stellar_pd *pd, u32 rkey, u64 iova,
+int stellar_mr_atomic_write(const struct stellar_qp *qp, u32 rkey, u64 iova,
 			    u64 value);
 
-/* Fast registration and local invalidation (kernel QPs only). */
+/* Fast registration (kernel QPs only) and invalidation. */
 int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,
 			int access);
-int stellar_mr_invalidate(struct stellar_pd *pd, u32 key);
+int stellar_mr_invalidate(struct stellar_pd *pd, u32 key,
+			  const struct stellar_qp *remote);
+
+/**
+ * stellar_mw_bind() - bind, rebind or unbind a memory window
+ * @qp: the QP whose send queue held the bind
+ * @wqe: the kernel's copy of the WQE (u.bind)
+ *
+ * Return: 0, -EINVAL (not a window of the QP's PD, a bad key, a bad
+ * range or rights) or -EACCES (the region does not allow it).
+ * Context: process, may sleep.
+ */
+int stellar_mw_bind(struct stellar_qp *qp, const struct stellar_sq_wqe *wqe);
 
 /**
  * stellar_ah_av() - the address vector of an AH, for a UD send

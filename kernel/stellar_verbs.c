@@ -52,7 +52,9 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = STELLAR_MAX_SGE;
 	attr->max_recv_sge = STELLAR_MAX_SGE;
@@ -63,6 +65,8 @@ static int stellar_query_device(struct ib_device *ibdev,
 	attr->hca_core_clock = STELLAR_CORE_CLOCK_KHZ;
 	attr->timestamp_mask = U64_MAX;
 	attr->max_mr = stellar_limit_max_mr(to_sdev(ibdev));
+	/* Windows share the key table, and its limit, with regions. */
+	attr->max_mw = attr->max_mr;
 	attr->max_pd = STELLAR_MAX_PD;
 	attr->max_qp_rd_atom = STELLAR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = STELLAR_MAX_RD_ATOM;
@@ -345,6 +349,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.alloc_hw_device_stats = stellar_alloc_hw_device_stats,
 	.alloc_hw_port_stats = stellar_alloc_hw_port_stats,
 	.alloc_mr = stellar_alloc_mr,
+	.alloc_mw = stellar_alloc_mw,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
 	.attach_mcast = stellar_attach_mcast,
@@ -354,6 +359,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.create_srq = stellar_create_srq,
 	.create_user_ah = stellar_create_ah,
 	.dealloc_driver = stellar_dealloc_driver,
+	.dealloc_mw = stellar_dealloc_mw,
 	.dealloc_pd = stellar_dealloc_pd,
 	.dealloc_ucontext = stellar_dealloc_ucontext,
 	.dereg_mr = stellar_dereg_mr,
@@ -393,6 +399,7 @@ const struct ib_device_ops stellar_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, stellar_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, stellar_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, stellar_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, stellar_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, stellar_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, stellar_srq, ibsrq),

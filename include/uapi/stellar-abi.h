@@ -166,6 +166,14 @@ struct stellar_sq_wqe {
 			__u64 value;		/* the bytes, in memory order */
 		} atomic_write;
 		struct {
+			__u32 mw_rkey;		/* the window's R_Key now */
+			__u32 new_rkey;		/* same index, new low byte */
+			__u64 addr;		/* in the region's iova space */
+			__u64 length;		/* 0: unbind (type 1) */
+			__u32 mr_lkey;		/* the region it opens */
+			__u32 access;		/* IBV_ACCESS_REMOTE_* */
+		} bind;
+		struct {
 			__u32 ah_handle;	/* from create_ah */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
