@@ -231,6 +231,8 @@ static bool stellar_opcode_valid(enum ibv_qp_type qp_type,
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_RDMA_READ:
@@ -303,14 +305,41 @@ static int stellar_write_inline(const struct stellar_qp *qp,
 	return 0;
 }
 
+/*
+ * A bind names a window of this context; ibv_post_send() binds type 2
+ * windows only (type 1 ones through ibv_bind_mw(): @type1), with a region
+ * unless a type 1 window is unbound (length 0).
+ */
+static int stellar_check_bind(const struct stellar_qp *qp,
+			      const struct ibv_send_wr *wr, bool type1)
+{
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+	const struct ibv_mw_bind_info *info = &wr->bind_mw.bind_info;
+
+	if (!mw || mw->context != qp->vqp.qp.context ||
+	    mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+		return EINVAL;
+	if (info->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	if (!info->length && !type1)
+		return EINVAL;
+	return 0;
+}
+
 static int stellar_check_send_wr(const struct stellar_qp *qp,
-				 const struct ibv_send_wr *wr)
+				 const struct ibv_send_wr *wr, bool type1)
 {
 	enum ibv_qp_type qp_type = qp->vqp.qp.qp_type;
 	bool is_inline = wr->send_flags & IBV_SEND_INLINE;
 
 	if (!stellar_opcode_valid(qp_type, wr->opcode) || wr->num_sge < 0)
 		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return stellar_check_bind(qp, wr, type1);
+	if (wr->opcode == IBV_WR_LOCAL_INV)
+		return 0;
 	if (!is_inline && (uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
 	if (is_inline && !stellar_opcode_allows_inline(wr->opcode))
@@ -360,6 +389,15 @@ static void stellar_write_send_remote(const struct stellar_qp *qp,
 		memcpy(&wqe->u.atomic_write.value,
 		       (void *)(uintptr_t)wr->sg_list[0].addr, 8);
 		break;
+	case IBV_WR_BIND_MW:
+		wqe->u.bind.mw_rkey = wr->bind_mw.mw->rkey;
+		wqe->u.bind.new_rkey = wr->bind_mw.rkey;
+		wqe->u.bind.addr = wr->bind_mw.bind_info.addr;
+		wqe->u.bind.length = wr->bind_mw.bind_info.length;
+		wqe->u.bind.mr_lkey = wr->bind_mw.bind_info.mr ?
+				      wr->bind_mw.bind_info.mr->lkey : 0;
+		wqe->u.bind.access = wr->bind_mw.bind_info.mw_access_flags;
+		break;
 	default:
 		break;
 	}
@@ -367,12 +405,12 @@ static void stellar_write_send_remote(const struct stellar_qp *qp,
 
 /* Fills the next free send WQE from wr; the caller publishes it. */
 static int stellar_write_send_wqe(struct stellar_qp *qp,
-				  const struct ibv_send_wr *wr)
+				  const struct ibv_send_wr *wr, bool type1)
 {
 	struct stellar_sq_wqe *wqe;
 	int ret;
 
-	ret = stellar_check_send_wr(qp, wr);
+	ret = stellar_check_send_wr(qp, wr, type1);
 	if (ret)
 		return ret;
 	if (!stellar_uring_free(&qp->sq.ring))
@@ -386,12 +424,14 @@ static int stellar_write_send_wqe(struct stellar_qp *qp,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->imm_data;
-	else if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	else if (wr->opcode == IBV_WR_SEND_WITH_INV ||
+		 wr->opcode == IBV_WR_LOCAL_INV)
 		wqe->imm_data = htobe32(wr->invalidate_rkey);
 	stellar_write_send_remote(qp, wqe, wr);
 
-	if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
-		/* The value is in the WQE: no gather list. */
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE ||
+	    wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		/* Everything is in the WQE: no gather list. */
 	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		ret = stellar_write_inline(qp, wqe, wr->sg_list, wr->num_sge);
 		if (ret)
@@ -405,8 +445,9 @@ static int stellar_write_send_wqe(struct stellar_qp *qp,
 	return 0;
 }
 
-int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		      struct ibv_send_wr **bad_wr)
+static int stellar_post_send_list(struct ibv_qp *ibqp,
+				  struct ibv_send_wr *wr,
+				  struct ibv_send_wr **bad_wr, bool type1)
 {
 	struct stellar_qp *qp = to_stellar_qp(ibqp);
 	struct ibv_send_wr *first = wr;
@@ -421,7 +462,7 @@ int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	stellar_lock(&qp->sq.lock);
 	start = qp->sq.ring.head;
 	for (; wr; wr = wr->next) {
-		ret = stellar_write_send_wqe(qp, wr);
+		ret = stellar_write_send_wqe(qp, wr, type1);
 		if (ret)
 			break;
 	}
@@ -442,6 +483,19 @@ int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+int stellar_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr)
+{
+	return stellar_post_send_list(ibqp, wr, bad_wr, false);
+}
+
+/* ibv_bind_mw(): one bind of a type 1 window (stellar_bind_mw()). */
+int stellar_post_bind(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr)
+{
+	return stellar_post_send_list(ibqp, wr, bad_wr, true);
 }
 
 /* ------------------------------------------------------------------ */

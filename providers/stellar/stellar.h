@@ -347,6 +347,10 @@ void stellar_unimport_mr(struct ibv_mr *mr);
 struct ibv_mr *stellar_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
 int stellar_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *stellar_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int stellar_dealloc_mw(struct ibv_mw *mw);
+int stellar_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		    struct ibv_mw_bind *mw_bind);
 int stellar_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		     void *addr, size_t length, int access);
 int stellar_query_rt_values(struct ibv_context *context,
@@ -408,6 +412,8 @@ uint64_t stellar_qp_send_ops(enum ibv_qp_type qp_type);
 void stellar_qp_ex_set_ops(struct stellar_qp *qp);
 
 int stellar_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int stellar_post_bind(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
 int stellar_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int stellar_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,

@@ -342,6 +342,7 @@ STELLAR_DECLARE_WRITE_CMD(ibv_get_context, ib_uverbs_get_context);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_port, ib_uverbs_query_port);
 STELLAR_DECLARE_WRITE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 STELLAR_DECLARE_WRITE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+STELLAR_DECLARE_WRITE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 STELLAR_DECLARE_WRITE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 STELLAR_DECLARE_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
@@ -436,6 +437,11 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t flags, struct ibv_sge *sg_list,
 		      uint32_t num_sge);
@@ -593,6 +599,8 @@ STELLAR_ABI_SIZE(ibv_get_context, 16);
 STELLAR_ABI_SIZE(ibv_query_port, 24);
 STELLAR_ABI_SIZE(ibv_alloc_pd, 16);
 STELLAR_ABI_SIZE(ibv_reg_mr, 48);
+STELLAR_ABI_SIZE(ibv_alloc_mw, 24);
+STELLAR_ABI_SIZE(ib_uverbs_alloc_mw_resp, 8);
 STELLAR_ABI_SIZE(ibv_rereg_mr, 56);
 STELLAR_ABI_SIZE(ex_hdr, 24);
 STELLAR_ABI_SIZE(ibv_create_cq_ex, 56);
