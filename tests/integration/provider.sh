@@ -6,7 +6,8 @@
 # stellar device, opens it (ucontext with our ABI) and queries it,
 # without any provider warnings; thread and parent domains with the
 # application's allocators, and a context, PD and MR imported by fd and
-# handles, carry checked traffic.
+# handles, carry checked traffic; memory windows of type 1 and type 2
+# (helpers/mem_windows.c) bind, open and close as IBTA says.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
@@ -59,6 +60,8 @@ helper() {
 helper parent_domain
 # A context, PD and MR imported by fd and handles.
 helper import_verbs
+# Memory windows of type 1 and 2: binds, remote use, invalidation.
+helper mem_windows
 
 rdma link delete stellar0
 stellar_unload
