@@ -311,11 +311,9 @@ static int stellar_write_inline(const struct stellar_qp *qp,
  * unless a type 1 window is unbound (length 0).
  */
 static int stellar_check_bind(const struct stellar_qp *qp,
-			      const struct ibv_send_wr *wr, bool type1)
+			      const struct ibv_mw *mw,
+			      const struct ibv_mw_bind_info *info, bool type1)
 {
-	const struct ibv_mw *mw = wr->bind_mw.mw;
-	const struct ibv_mw_bind_info *info = &wr->bind_mw.bind_info;
-
 	if (!mw || mw->context != qp->vqp.qp.context ||
 	    mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
 		return EINVAL;
@@ -337,7 +335,8 @@ static int stellar_check_send_wr(const struct stellar_qp *qp,
 	if (!stellar_opcode_valid(qp_type, wr->opcode) || wr->num_sge < 0)
 		return EINVAL;
 	if (wr->opcode == IBV_WR_BIND_MW)
-		return stellar_check_bind(qp, wr, type1);
+		return stellar_check_bind(qp, wr->bind_mw.mw,
+					  &wr->bind_mw.bind_info, type1);
 	if (wr->opcode == IBV_WR_LOCAL_INV)
 		return 0;
 	if (!is_inline && (uint32_t)wr->num_sge > qp->sq.max_sge)
@@ -356,6 +355,18 @@ static int stellar_check_send_wr(const struct stellar_qp *qp,
 	if (qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 	return 0;
+}
+
+static void stellar_write_bind(struct stellar_sq_wqe *wqe,
+			       const struct ibv_mw *mw, uint32_t rkey,
+			       const struct ibv_mw_bind_info *info)
+{
+	wqe->u.bind.mw_rkey = mw->rkey;
+	wqe->u.bind.new_rkey = rkey;
+	wqe->u.bind.addr = info->addr;
+	wqe->u.bind.length = info->length;
+	wqe->u.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->u.bind.access = info->mw_access_flags;
 }
 
 static void stellar_write_send_remote(const struct stellar_qp *qp,
@@ -390,13 +401,8 @@ static void stellar_write_send_remote(const struct stellar_qp *qp,
 		       (void *)(uintptr_t)wr->sg_list[0].addr, 8);
 		break;
 	case IBV_WR_BIND_MW:
-		wqe->u.bind.mw_rkey = wr->bind_mw.mw->rkey;
-		wqe->u.bind.new_rkey = wr->bind_mw.rkey;
-		wqe->u.bind.addr = wr->bind_mw.bind_info.addr;
-		wqe->u.bind.length = wr->bind_mw.bind_info.length;
-		wqe->u.bind.mr_lkey = wr->bind_mw.bind_info.mr ?
-				      wr->bind_mw.bind_info.mr->lkey : 0;
-		wqe->u.bind.access = wr->bind_mw.bind_info.mw_access_flags;
+		stellar_write_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info);
 		break;
 	default:
 		break;
@@ -508,7 +514,8 @@ uint64_t stellar_qp_send_ops(enum ibv_qp_type qp_type)
 
 	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 	if (qp_type == IBV_QPT_RC)
 		ops |= IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
@@ -537,6 +544,11 @@ static void stellar_wr_finish_cur(struct stellar_qp *qp)
 	if (stellar_opcode_is_atomic(wqe->opcode) &&
 	    !stellar_atomic_valid(wqe->u.atomic.remote_addr, wqe->num_sge,
 				  wqe->num_sge ? sge->length : 0))
+		stellar_wr_fail(qp, EINVAL);
+	/* Binds and invalidations carry no data. */
+	if ((wqe->opcode == IBV_WR_BIND_MW ||
+	     wqe->opcode == IBV_WR_LOCAL_INV) &&
+	    (wqe->num_sge || (wqe->flags & STELLAR_WQE_INLINE)))
 		stellar_wr_fail(qp, EINVAL);
 	qp->wr_cur = NULL;
 }
@@ -774,14 +786,32 @@ static void stellar_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 }
 
 /* Operations stellar does not offer fail the batch instead of crashing. */
+/* A type 2 window's bind, as IBV_WR_BIND_MW in ibv_post_send(). */
 static void stellar_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
 			       uint32_t rkey,
 			       const struct ibv_mw_bind_info *bind_info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)bind_info;
-	stellar_wr_fail(to_stellar_qp_ex(ibqpx), EOPNOTSUPP);
+	struct stellar_qp *qp = to_stellar_qp_ex(ibqpx);
+	struct stellar_sq_wqe *wqe;
+
+	if (stellar_check_bind(qp, mw, bind_info, false)) {
+		stellar_wr_finish_cur(qp);
+		stellar_wr_fail(qp, EINVAL);
+		return;
+	}
+	wqe = stellar_wr_begin(ibqpx, IBV_WR_BIND_MW);
+	if (wqe)
+		stellar_write_bind(wqe, mw, rkey, bind_info);
+}
+
+static void stellar_wr_local_inv(struct ibv_qp_ex *ibqpx,
+				 uint32_t invalidate_rkey)
+{
+	struct stellar_sq_wqe *wqe = stellar_wr_begin(ibqpx,
+						      IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->imm_data = htobe32(invalidate_rkey);
 }
 
 static void stellar_wr_rkey_unsupported(struct ibv_qp_ex *ibqpx,
@@ -857,7 +887,7 @@ void stellar_qp_ex_set_ops(struct stellar_qp *qp)
 	qpx->wr_complete = stellar_wr_complete;
 	qpx->wr_abort = stellar_wr_abort;
 	qpx->wr_bind_mw = stellar_wr_bind_mw;
-	qpx->wr_local_inv = stellar_wr_rkey_unsupported;
+	qpx->wr_local_inv = stellar_wr_local_inv;
 	qpx->wr_send_inv = stellar_wr_send_inv;
 	qpx->wr_set_xrc_srqn = stellar_wr_rkey_unsupported;
 	qpx->wr_send_tso = stellar_wr_send_tso;

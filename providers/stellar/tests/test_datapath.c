@@ -605,6 +605,96 @@ static void test_send_with_inv(void **state)
 	qp_free(qp);
 }
 
+static void assert_bind_wqe(const struct stellar_sq_wqe *wqe, uint32_t mw_rkey,
+			    uint32_t new_rkey, uint64_t length)
+{
+	assert_int_equal(wqe->opcode, IBV_WR_BIND_MW);
+	assert_int_equal(wqe->num_sge, 0);
+	assert_int_equal(wqe->u.bind.mw_rkey, mw_rkey);
+	assert_int_equal(wqe->u.bind.new_rkey, new_rkey);
+	assert_int_equal(wqe->u.bind.addr, 0x10000);
+	assert_int_equal(wqe->u.bind.length, length);
+	assert_int_equal(wqe->u.bind.mr_lkey, 0x3400);
+	assert_int_equal(wqe->u.bind.access, IBV_ACCESS_REMOTE_READ);
+}
+
+/* Window binds and LOCAL_INV through every posting call. */
+static void test_mem_windows(void **state)
+{
+	struct stellar_qp *qp = qp_new(IBV_QPT_RC, 8, 0);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_mr mr = { .lkey = 0x3400 };
+	struct ibv_mw mw2 = {
+		.context = qp->vqp.qp.context, .rkey = 0x1200,
+		.type = IBV_MW_TYPE_2,
+	};
+	struct ibv_mw mw1 = mw2;
+	struct ibv_mw_bind_info info = {
+		.mr = &mr, .addr = 0x10000, .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .opcode = IBV_WR_BIND_MW, .num_sge = 3,
+		.bind_mw = { .mw = &mw2, .rkey = 0x1201, .bind_info = info },
+	};
+	struct ibv_send_wr inv = {
+		.wr_id = 2, .opcode = IBV_WR_LOCAL_INV,
+		.invalidate_rkey = 0x1201,
+	};
+	const struct stellar_sq_wqe *wqe;
+	struct ibv_send_wr *bad = NULL;
+
+	(void)state;
+	mw1.type = IBV_MW_TYPE_1;
+	assert_true(stellar_qp_send_ops(IBV_QPT_UC) & IBV_QP_EX_WITH_BIND_MW);
+	assert_false(stellar_qp_send_ops(IBV_QPT_UD) & IBV_QP_EX_WITH_LOCAL_INV);
+	/* A bind's num_sge is not a gather list. */
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), 0);
+	assert_bind_wqe(ring_slot(&qp->sq.ring, 0), 0x1200, 0x1201, 4096);
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &inv, &bad), 0);
+	wqe = ring_slot(&qp->sq.ring, 1);
+	assert_int_equal(wqe->opcode, IBV_WR_LOCAL_INV);
+	assert_int_equal(wqe->imm_data, htobe32(0x1201));
+
+	/* ibv_post_send binds type 2 windows, ibv_bind_mw type 1 ones. */
+	wr.bind_mw.mw = &mw1;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	assert_int_equal(stellar_post_bind(&qp->vqp.qp, &wr, &bad), 0);
+	wr.bind_mw.bind_info.length = 0;	/* type 1 unbind */
+	assert_int_equal(stellar_post_bind(&qp->vqp.qp, &wr, &bad), 0);
+	assert_bind_wqe(ring_slot(&qp->sq.ring, 3), 0x1200, 0x1201, 0);
+	wr.bind_mw.mw = &mw2;			/* type 2: no unbind */
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	wr.bind_mw.bind_info = info;
+	wr.bind_mw.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	wr.bind_mw.bind_info = info;
+	wr.bind_mw.bind_info.mr = NULL;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 5;
+	ibv_wr_bind_mw(qpx, &mw2, 0x1202, &info);
+	ibv_wr_local_inv(qpx, 0x1202);
+	assert_int_equal(ibv_wr_complete(qpx), 0);
+	assert_bind_wqe(ring_slot(&qp->sq.ring, 4), 0x1200, 0x1202, 4096);
+	wqe = ring_slot(&qp->sq.ring, 5);
+	assert_int_equal(wqe->imm_data, htobe32(0x1202));
+
+	ibv_wr_start(qpx);
+	ibv_wr_bind_mw(qpx, &mw1, 0x1202, &info);	/* type 1 */
+	assert_int_equal(ibv_wr_complete(qpx), EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_local_inv(qpx, 0x1202);
+	ibv_wr_set_sge(qpx, 1, 0x2000, 4);	/* carries no data */
+	assert_int_equal(ibv_wr_complete(qpx), EINVAL);
+	assert_int_equal(producer_of(&qp->sq.ring), 6);
+
+	qp->vqp.qp.qp_type = IBV_QPT_UD;	/* RC and UC only */
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &inv, &bad), EINVAL);
+	qp_free(qp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Send queue: ibv_wr_*                                                */
 /* ------------------------------------------------------------------ */
@@ -786,7 +876,7 @@ static void test_wr_errors(void **state)
 	expect_batch_error(qp, ENOMEM);
 
 	ibv_wr_start(qpx);
-	ibv_wr_local_inv(qpx, 5);
+	ibv_wr_set_xrc_srqn(qpx, 5);		/* no XRC */
 	expect_batch_error(qp, EOPNOTSUPP);
 
 	ibv_wr_start(qpx);
@@ -1051,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_post_send_doorbell_error),
 		cmocka_unit_test(test_post_send_polled_ring),
 		cmocka_unit_test(test_send_with_inv),
+		cmocka_unit_test(test_mem_windows),
 		cmocka_unit_test(test_wr_batch),
 		cmocka_unit_test(test_wr_errors),
 		cmocka_unit_test(test_atomic_write),
