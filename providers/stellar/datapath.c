@@ -599,14 +599,20 @@ static void stellar_wr_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
 		wqe->imm_data = imm_data;
 }
 
-static void stellar_wr_send_inv(struct ibv_qp_ex *ibqpx,
-				uint32_t invalidate_rkey)
+/* SEND_WITH_INV or LOCAL_INV: the key travels big endian in imm_data. */
+static void stellar_wr_inv(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode opcode,
+			   uint32_t invalidate_rkey)
 {
-	struct stellar_sq_wqe *wqe = stellar_wr_begin(ibqpx,
-						      IBV_WR_SEND_WITH_INV);
+	struct stellar_sq_wqe *wqe = stellar_wr_begin(ibqpx, opcode);
 
 	if (wqe)
 		wqe->imm_data = htobe32(invalidate_rkey);
+}
+
+static void stellar_wr_send_inv(struct ibv_qp_ex *ibqpx,
+				uint32_t invalidate_rkey)
+{
+	stellar_wr_inv(ibqpx, IBV_WR_SEND_WITH_INV, invalidate_rkey);
 }
 
 static void stellar_wr_rdma(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode opcode,
@@ -807,11 +813,7 @@ static void stellar_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
 static void stellar_wr_local_inv(struct ibv_qp_ex *ibqpx,
 				 uint32_t invalidate_rkey)
 {
-	struct stellar_sq_wqe *wqe = stellar_wr_begin(ibqpx,
-						      IBV_WR_LOCAL_INV);
-
-	if (wqe)
-		wqe->imm_data = htobe32(invalidate_rkey);
+	stellar_wr_inv(ibqpx, IBV_WR_LOCAL_INV, invalidate_rkey);
 }
 
 static void stellar_wr_rkey_unsupported(struct ibv_qp_ex *ibqpx,

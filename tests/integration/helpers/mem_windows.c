@@ -346,18 +346,26 @@ static void fetch_add(struct pair *p, uint32_t rkey, uint64_t *target)
 		    (unsigned long long)*(uint64_t *)local);
 }
 
-static void type2(struct pair *p)
+/* A new type 2 window bound on p->b with every right; *@rkey its key. */
+static struct ibv_mw *bound_type2(struct pair *p, uint32_t *rkey)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
-	struct ibv_mr *nobind;
-	struct pair other;
-	uint32_t rkey;
 
 	if (!mw)
 		die("ibv_alloc_mw(type 2): %s", strerror(errno));
-	rkey = ibv_inc_rkey(mw->rkey);
-	if (bind2(p, mw, rkey, region_mr, QP_ACCESS) != IBV_WC_SUCCESS)
+	*rkey = ibv_inc_rkey(mw->rkey);
+	if (bind2(p, mw, *rkey, region_mr, QP_ACCESS) != IBV_WC_SUCCESS)
 		die("type 2 bind failed");
+	return mw;
+}
+
+static void type2(struct pair *p)
+{
+	struct ibv_mr *nobind;
+	struct pair other;
+	uint32_t rkey;
+	struct ibv_mw *mw = bound_type2(p, &rkey);
+
 	fill(local, 4096, 9);
 	rdma_ok(p, IBV_WR_RDMA_WRITE, rkey, region + 8192, 4096,
 		"type 2 WRITE");
@@ -397,14 +405,9 @@ static void type2(struct pair *p)
 
 static void type2_invalidate(struct pair *p)
 {
-	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	uint32_t rkey;
+	struct ibv_mw *mw = bound_type2(p, &rkey);
 
-	if (!mw)
-		die("ibv_alloc_mw(type 2): %s", strerror(errno));
-	rkey = ibv_inc_rkey(mw->rkey);
-	if (bind2(p, mw, rkey, region_mr, QP_ACCESS) != IBV_WC_SUCCESS)
-		die("type 2 bind failed");
 	rdma_ok(p, IBV_WR_RDMA_READ, rkey, region, 64, "type 2 READ");
 	local_inv(p, rkey);
 	rdma_refused(p, IBV_WR_RDMA_READ, rkey, region, 64,
