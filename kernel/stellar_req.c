@@ -770,10 +770,12 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 	return !budget;
 }
 
-static void stellar_req_go_error(struct stellar_qp_xport *xp)
+/* stellar_xport_fatal()'s work: move the QP to ERR, then report. */
+void stellar_req_err_work(struct work_struct *work)
 {
+	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
+						   err_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
 	int event;
 
 	if (!test_and_clear_bit(STELLAR_XP_GO_ERROR, &xp->flags))
@@ -823,7 +825,6 @@ void stellar_req_work(struct work_struct *work)
 						   req_work);
 	bool more = false;
 
-	stellar_req_go_error(xp);
 	mutex_lock(&xp->req_mutex);
 	if (test_bit(STELLAR_XP_ERROR, &xp->flags)) {
 		stellar_comp_flush(xp);
@@ -833,6 +834,6 @@ void stellar_req_work(struct work_struct *work)
 		stellar_comp_retire(xp);
 	}
 	mutex_unlock(&xp->req_mutex);
-	if (more || test_bit(STELLAR_XP_GO_ERROR, &xp->flags))
+	if (more)
 		stellar_xport_queue(xp, &xp->req_work);
 }

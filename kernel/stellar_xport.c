@@ -52,13 +52,18 @@ void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w)
  * stellar_xport_fatal() - a transport error: move the QP to ERR
  * @xp: the QP's transport
  *
- * The requester work makes the state change without holding transport
- * locks (modify_qp takes them under qp->state_lock).
+ * The error work makes the state change without holding transport locks
+ * (modify_qp takes them under qp->state_lock).  It runs on the system's
+ * unbound workqueue, not the transport's: modify and destroy wait for
+ * the transport's works under qp->state_lock, and on a workqueue with a
+ * rescuer a work that waits for that lock could hold up the one they
+ * wait for.
  */
 void stellar_xport_fatal(struct stellar_qp_xport *xp)
 {
 	set_bit(STELLAR_XP_GO_ERROR, &xp->flags);
-	stellar_xport_queue(xp, &xp->req_work);
+	if (!test_bit(STELLAR_XP_DYING, &xp->flags))
+		queue_work(system_unbound_wq, &xp->err_work);
 }
 
 /**
@@ -99,6 +104,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	mutex_init(&xp->req_mutex);
 	mutex_init(&xp->resp_mutex);
 	INIT_WORK(&xp->req_work, stellar_req_work);
+	INIT_WORK(&xp->err_work, stellar_req_err_work);
 	INIT_WORK(&xp->rx_work, stellar_rx_work);
 	INIT_WORK(&xp->resp_work, stellar_resp_work);
 	skb_queue_head_init(&xp->rxq);
@@ -180,6 +186,8 @@ static void stellar_xport_stop(struct stellar_qp_xport *xp)
 	cancel_work_sync(&xp->req_work);
 	cancel_work_sync(&xp->rx_work);
 	cancel_work_sync(&xp->resp_work);
+	/* Last: the works above may have queued it before they stopped. */
+	cancel_work_sync(&xp->err_work);
 	/* The work items may have armed the timers before they stopped. */
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);

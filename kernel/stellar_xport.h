@@ -397,6 +397,9 @@ struct stellar_qp_cc {
  * @cfg: attribute snapshot, written under both mutexes
  * @req_mutex: requester and completer state below
  * @req_work: the requester
+ * @err_work: moves the QP to ERR after a transport error (GO_ERROR), on
+ *	a workqueue of its own: it takes qp->state_lock, under which
+ *	modify and destroy wait for the transport's works
  * @swqe: per send queue slot state, qp->sq.num_entries entries
  * @req_index: next WQE to send (free-running ring index)
  * @req_pkt: next packet of that WQE
@@ -497,6 +500,7 @@ struct stellar_qp_xport {
 
 	struct mutex req_mutex;		/* requester and completer */
 	struct work_struct req_work;
+	struct work_struct err_work;
 	struct stellar_swqe *swqe;
 	u32 req_index;
 	u32 req_pkt;
@@ -740,6 +744,7 @@ int stellar_tx_loopback_rcv(struct sk_buff *skb);
 
 /* stellar_req.c */
 void stellar_req_work(struct work_struct *work);
+void stellar_req_err_work(struct work_struct *work);
 void stellar_req_reset(struct stellar_qp_xport *xp);
 void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn);
 bool stellar_req_resend_psn(struct stellar_qp_xport *xp, u32 psn);
