@@ -213,7 +213,8 @@ fi
 
 # Link down for good in the middle of a transfer: retry_cnt 7 and
 # timeout 14 (67 ms) in ibv_rc_pingpong, so the client must give up
-# after about half a second; allow 60 s for a loaded host.
+# after about half a second; allow 60 s for a loaded host (times
+# STELLAR_TIMEOUT_SCALE: on the KASAN kernel the set-up alone took 70 s).
 # An RC QP is in RTS (the pingpong finished its TCP exchange).
 rc_qp_running() {
 	grep -q "type RC state RTS" "$qps"
@@ -225,7 +226,7 @@ link_down() {
 
 	[ "$STELLAR_ROLE" = b ] && server=("$(peer_ip 1)")
 	[ "$STELLAR_ROLE" = a ] || get_val link_down.ready >/dev/null
-	timeout 60 ibv_rc_pingpong -d stellar0 -g "$g" -p "$port" \
+	timeout "$(scaled 60)" ibv_rc_pingpong -d stellar0 -g "$g" -p "$port" \
 		-s 4096 -n 1000000 "${server[@]}" >"$log" 2>&1 &
 	pid=$!
 	if [ "$STELLAR_ROLE" = a ]; then
