@@ -51,9 +51,39 @@ STELLAR_BARRIER_TIMEOUT=${STELLAR_BARRIER_TIMEOUT:-$((120 * ${STELLAR_TIMEOUT_SC
 IBV_PROVIDER_LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
 IBV_DRIVER_CONFDIR=/etc/libibverbs.d
 
+# _stellar_fail_state: on a failure, keep what the devices looked like
+# (per-device counters, QPs with their transport counters, neighbours)
+# in $STELLAR_OUT/fail-state.txt, and show what is not 0, for failures
+# that happen once in many runs.  Runs once; never fails.
+_stellar_fail_state() {
+	local dir dev state=${STELLAR_OUT:-/tmp}/fail-state.txt
+
+	# A failure in a subshell comes back as the caller's: keep the first.
+	[ ! -e "$state" ] && [ -d /proc/stellar ] || return 0
+	{
+		for dir in /proc/stellar/*/; do
+			[ -d "$dir" ] || continue
+			dev=$(basename "$dir")
+			echo "==== $dev"
+			timeout 10 "$STELLAR_REPO/tools/stellar-tool" qps \
+				--device "$dev" 2>&1
+			timeout 10 cat "$dir/qps" "$dir/stats" 2>&1
+		done
+		echo "==== neighbours"
+		ip neigh 2>&1
+		echo "==== rdma resource show qp"
+		timeout 10 rdma resource show qp 2>&1
+	} >"$state" 2>&1 || true
+	echo "state at failure (counters that are not 0; all in $state):" >&2
+	grep -v ': 0$' "$state" 2>/dev/null | head -40 >&2 || true
+}
+
 _stellar_on_error() {
 	case $- in
-	*e*) echo "FAIL: command exited with $1 at line $2: $3" >&2 ;;
+	*e*)
+		_stellar_fail_state
+		echo "FAIL: command exited with $1 at line $2: $3" >&2
+		;;
 	esac
 }
 trap '_stellar_on_error $? $LINENO "$BASH_COMMAND"' ERR
@@ -64,6 +94,7 @@ log() {
 
 fail() {
 	trap - ERR
+	_stellar_fail_state
 	echo "FAIL: $*" >&2
 	exit 1
 }
