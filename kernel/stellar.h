@@ -314,6 +314,8 @@ struct stellar_qp_xport;
  * @spray_paths: paths set for this QP (stellar-tool), 0: the device's
  * @nr_mcast: multicast groups the QP is attached to (sdev->mcast_lock)
  * @was_mcast: the QP was attached to a multicast group at some time
+ * @serial: numbers the QP, never reused (its QPN is, by a later QP), so
+ *	    that a type 2 window bound to it grants nothing to that one
  */
 struct stellar_qp {
 	struct ib_qp ibqp;
@@ -337,6 +339,7 @@ struct stellar_qp {
 	u32 spray_paths;
 	u32 nr_mcast;
 	bool was_mcast;
+	u64 serial;
 };
 
 /**
@@ -361,6 +364,7 @@ struct stellar_qp {
  * struct stellar_mw_state - what a memory window's key entry adds
  * @type: 0 for a region, IB_MW_TYPE_1 or IB_MW_TYPE_2 for a window
  * @qpn: a bound type 2 window: the only QP it grants access through
+ * @qp_serial: that QP's serial, as its QPN may name a later QP
  * @parent_key: a bound window: the L_Key of the region it opens
  * @parent_serial: that region's serial, so that a new region that gets
  *		   the same key after it is never opened by the window
@@ -368,6 +372,7 @@ struct stellar_qp {
 struct stellar_mw_state {
 	u8 type;
 	u32 qpn;
+	u64 qp_serial;
 	u32 parent_key;
 	u64 parent_serial;
 };

@@ -92,6 +92,14 @@ int stellar_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
+/* Is type 2 window @mw bound to @qp (not to an earlier QP of its QPN)? */
+static bool stellar_mw_bound_to(const struct stellar_mr *mw,
+				const struct stellar_qp *qp)
+{
+	return READ_ONCE(mw->mw.qpn) == qp->ibqp.qp_num &&
+	       READ_ONCE(mw->mw.qp_serial) == qp->serial;
+}
+
 int stellar_mw_enter(struct stellar_key_use *use, struct stellar_pd *pd,
 		     const struct stellar_qp *remote, u64 iova, u64 len,
 		     int access)
@@ -103,8 +111,7 @@ int stellar_mw_enter(struct stellar_key_use *use, struct stellar_pd *pd,
 
 	use->mw = mw;
 	use->mr = NULL;
-	if (mw->mw.type == IB_MW_TYPE_2 &&
-	    READ_ONCE(mw->mw.qpn) != remote->ibqp.qp_num)
+	if (mw->mw.type == IB_MW_TYPE_2 && !stellar_mw_bound_to(mw, remote))
 		return -EACCES;
 	mr = stellar_mr_get(pd, mw->mw.parent_key);
 	if (!mr)
@@ -169,6 +176,7 @@ static void stellar_mw_set(struct stellar_mr *mw, struct stellar_mr *mr,
 	mw->length = length;
 	mw->access = access;
 	mw->mw.qpn = mw->mw.type == IB_MW_TYPE_2 ? qp->ibqp.qp_num : 0;
+	mw->mw.qp_serial = mw->mw.type == IB_MW_TYPE_2 ? qp->serial : 0;
 	mw->mw.parent_key = mr->ibmr.lkey;
 	mw->mw.parent_serial = mr->serial;
 	atomic_inc(&mr->mw_binds);
@@ -223,7 +231,7 @@ int stellar_mw_invalidate(struct stellar_mr *mw, struct stellar_pd *pd,
 	/* Only type 2 windows are invalidated; type 1 ones are unbound. */
 	if (mw->mw.type == IB_MW_TYPE_2 && mw->ibmr.rkey == rkey &&
 	    mw->ibmr.pd == &pd->ibpd && READ_ONCE(mw->valid) &&
-	    (!remote || mw->mw.qpn == remote->ibqp.qp_num)) {
+	    (!remote || stellar_mw_bound_to(mw, remote))) {
 		stellar_mr_fence(mw);
 		stellar_mw_unlink(mw);
 		ret = 0;

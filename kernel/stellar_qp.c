@@ -11,6 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
+#include "stellar_mem.h"
 #include "stellar_transport.h"
 
 #define STELLAR_MAX_QPN		0xffffff
@@ -158,6 +159,7 @@ static int stellar_alloc_qpn(struct stellar_dev *sdev, struct stellar_qp *qp)
 	if (ret)
 		return ret == -EBUSY ? -ENOMEM : ret;
 	qp->ibqp.qp_num = qpn;
+	qp->serial = atomic64_inc_return(&sdev->mem->next_serial);
 	return 0;
 }
 
