@@ -29,14 +29,7 @@ assert_contains "$(grep ' / ' /proc/mounts)" overlay "root mount"
 # Debugfs is mounted for tests that read driver state.
 assert_contains "$(grep debugfs /proc/mounts)" /sys/kernel/debug "mounts"
 
-ip netns add hs_ns1
-ip link add hs_veth0 type veth peer name hs_veth1
-ip link set hs_veth1 netns hs_ns1
-ip addr add 192.168.77.1/24 dev hs_veth0
-ip link set hs_veth0 up
-ip -n hs_ns1 addr add 192.168.77.2/24 dev hs_veth1
-ip -n hs_ns1 link set hs_veth1 up
-ip -n hs_ns1 link set lo up
+veth_netns hs_veth0 hs_veth1 hs_ns1 192.168.77.1/24 192.168.77.2/24
 
 assert_ok ping -c 3 -i 0.2 -W 2 192.168.77.2
 assert_contains "$ASSERT_OUTPUT" " 0% packet loss" "ping init_net -> ns1"

@@ -39,13 +39,7 @@ RACE_KO=$(dirname "$STELLAR_KO")/../tests/kmod/stellar_race.ko
 [ "$(nproc)" -ge 2 ] || fail "this test needs 2 vCPUs, the VM has $(nproc)"
 stellar_load db_poll_interval=20
 sysctl -qw net.core.netdev_max_backlog=100000
-ip netns add ns1
-ip link add veth0 type veth peer name veth0p
-ip link set veth0p netns ns1
-ip addr add 10.51.0.1/24 dev veth0
-ip link set veth0 up
-ip -n ns1 addr add 10.51.0.2/24 dev veth0p
-ip -n ns1 link set veth0p up
+veth_netns veth0 veth0p ns1 10.51.0.1/24 10.51.0.2/24
 wait_for 10 ip netns exec ns1 ping -c 1 -W 1 10.51.0.1
 rdma link add stellar0 type stellar netdev veth0
 

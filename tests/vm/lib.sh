@@ -431,6 +431,20 @@ veth_pair() {
 	ip link set "$2" up
 }
 
+# veth_netns DEV PEER NS ADDR PEER_ADDR: a veth pair, DEV with ADDR here
+# and PEER with PEER_ADDR in network namespace NS, which it creates (with
+# its loopback up): two hosts in one VM.
+veth_netns() {
+	ip netns add "$3"
+	ip link add "$1" type veth peer name "$2"
+	ip link set "$2" netns "$3"
+	ip addr add "$4" dev "$1"
+	ip link set "$1" up
+	ip -n "$3" addr add "$5" dev "$2"
+	ip -n "$3" link set "$2" up
+	ip -n "$3" link set lo up
+}
+
 # --- two-host verbs helpers ------------------------------------------------
 
 # gid_index IBDEV IPV4: index of the RoCE v2 GID ::ffff:IPV4 of port 1,
