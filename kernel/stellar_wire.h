@@ -22,10 +22,12 @@
 #define STELLAR_IMMDT_LEN	4	/* immediate data */
 #define STELLAR_IETH_LEN	4	/* invalidate extended transport header */
 #define STELLAR_DETH_LEN	8	/* datagram extended transport header */
+#define STELLAR_XRCETH_LEN	4	/* XRC extended transport header */
 #define STELLAR_ICRC_LEN	4	/* invariant CRC trailer */
 #define STELLAR_CNP_RSVD_LEN	16	/* reserved bytes after a CNP's BTH */
-/* Longest BTH plus extension headers of any opcode (BTH + AtomicETH). */
-#define STELLAR_MAX_HDR_LEN	(STELLAR_BTH_LEN + STELLAR_ATMETH_LEN)
+/* Longest BTH plus extension headers of any opcode: XRC atomics. */
+#define STELLAR_MAX_HDR_LEN	(STELLAR_BTH_LEN + STELLAR_XRCETH_LEN + \
+				 STELLAR_ATMETH_LEN)
 
 /*
  * stellar wire extensions (Documentation/wire-extensions.rst): two BTH
@@ -35,7 +37,10 @@
 #define STELLAR_XPH_LEN		20	/* placement header (requests) */
 #define STELLAR_SACK_LEN	20	/* selective ACK header (ACKs) */
 #define STELLAR_SACK_BITS	128	/* PSNs one SACK header describes */
-/* Longest headers with an extension: BTH + RETH + ImmDt + placement. */
+/*
+ * Longest headers with an extension: BTH + RETH + ImmDt + placement (XRC
+ * packets carry no stellar header: theirs are at most STELLAR_MAX_HDR_LEN).
+ */
 #define STELLAR_MAX_XHDR_LEN	(STELLAR_BTH_LEN + STELLAR_RETH_LEN + \
 				 STELLAR_IMMDT_LEN + STELLAR_XPH_LEN)
 
@@ -74,10 +79,11 @@
 #define STELLAR_BTH_XECHO	BIT(28)	/* resv7: an echo, or asks for one */
 #define STELLAR_BTH_PSN		GENMASK(23, 0)
 
-/* AETH: Syndrome, MSN.  DETH word 1: reserved, SrcQP. */
+/* AETH: Syndrome, MSN.  DETH word 1: reserved, SrcQP.  XRCETH: XRCSRQ. */
 #define STELLAR_AETH_SYNDROME	GENMASK(31, 24)
 #define STELLAR_AETH_MSN	GENMASK(23, 0)
 #define STELLAR_DETH_SRCQP	GENMASK(23, 0)
+#define STELLAR_XRCETH_SRQN	GENMASK(23, 0)
 
 #define STELLAR_QPN_MASK	0xffffffU
 #define STELLAR_MSN_MASK	0xffffffU
@@ -86,6 +92,11 @@
 #define STELLAR_OP_CLASS_RC	0x00
 #define STELLAR_OP_CLASS_UC	0x20
 #define STELLAR_OP_CLASS_UD	0x60
+#define STELLAR_OP_CLASS_XRC	0xa0
+#define STELLAR_OP_CLASS_MASK	0xe0
+
+/* The XRC opcode of the RC operation @rc_op (0x00..0x1f). */
+#define STELLAR_OP_XRC(rc_op)	(STELLAR_OP_CLASS_XRC | (rc_op))
 
 enum stellar_opcode {
 	STELLAR_OP_RC_SEND_FIRST			= 0x00,
@@ -143,6 +154,8 @@ enum stellar_opcode {
 #define STELLAR_EXT_IETH	BIT(6)
 /* The stellar header: placement (requests) or selective ACK (ACK). */
 #define STELLAR_EXT_X		BIT(7)
+/* XRC requests: the XRC SRQ, right after the BTH. */
+#define STELLAR_EXT_XRCETH	BIT(8)
 
 /* SACK header word 0: distance of the bitmap's first PSN from the ACK PSN, */
 #define STELLAR_SACK_BASE	GENMASK(31, 16)
@@ -171,6 +184,7 @@ enum stellar_qp_class {
 	STELLAR_QPC_UC,
 	STELLAR_QPC_UD,
 	STELLAR_QPC_CNP,	/* for an RC or UC QP, from its peer */
+	STELLAR_QPC_XRC,
 };
 
 /**
@@ -184,7 +198,7 @@ enum stellar_qp_class {
 struct stellar_opcode_info {
 	const char *name;
 	u16 flags;
-	u8 ext;
+	u16 ext;
 	u8 ext_len;
 	u8 qp_class;
 };
@@ -211,6 +225,7 @@ struct stellar_opcode_info {
  * @imm_data: ImmDt, left in network byte order as the verbs API wants it
  * @ieth_rkey: IETH: R_Key to invalidate
  * @deth: DETH: @deth.qkey, @deth.src_qpn (24 bits)
+ * @xrc_srqn: XRCETH: the XRC SRQ at the responder (24 bits)
  * @xcap: RC only: BTH XCAP bit, the sender speaks stellar's extensions
  *	(requests: offers them; responses: accepts the offer)
  * @xhdr: RC only: BTH XHDR bit, a stellar header follows the standard
@@ -243,7 +258,7 @@ struct stellar_pkt {
 	u32 dest_qpn;
 	bool ack_req;
 	u32 psn;
-	u8 ext;
+	u16 ext;
 	struct {
 		u64 va;
 		u32 rkey;
@@ -266,6 +281,7 @@ struct stellar_pkt {
 		u32 qkey;
 		u32 src_qpn;
 	} deth;
+	u32 xrc_srqn;
 	bool xcap;
 	bool xhdr;
 	bool xecho;

@@ -30,11 +30,12 @@
 #define E_ATMACK	STELLAR_EXT_ATMACK
 #define E_IMMDT		STELLAR_EXT_IMMDT
 #define E_IETH		STELLAR_EXT_IETH
+#define E_XRC		STELLAR_EXT_XRCETH
 
 /* What the IBTA spec says about each opcode stellar supports. */
 struct expected_op {
 	uint8_t opcode;
-	uint8_t ext;
+	uint16_t ext;
 	uint16_t position;
 	bool payload;
 	bool request;
@@ -82,6 +83,31 @@ static const struct expected_op expected_ops[] = {
 	/* UD */
 	{ 0x64, E_DETH, F_ONLY, true, true },
 	{ 0x65, E_DETH | E_IMMDT, F_ONLY, true, true },
+	/* XRC: requests carry an XRCETH first, responses do not */
+	{ 0xa0, E_XRC, F_FIRST, true, true },
+	{ 0xa1, E_XRC, F_MIDDLE, true, true },
+	{ 0xa2, E_XRC, F_LAST, true, true },
+	{ 0xa3, E_XRC | E_IMMDT, F_LAST, true, true },
+	{ 0xa4, E_XRC, F_ONLY, true, true },
+	{ 0xa5, E_XRC | E_IMMDT, F_ONLY, true, true },
+	{ 0xa6, E_XRC | E_RETH, F_FIRST, true, true },
+	{ 0xa7, E_XRC, F_MIDDLE, true, true },
+	{ 0xa8, E_XRC, F_LAST, true, true },
+	{ 0xa9, E_XRC | E_IMMDT, F_LAST, true, true },
+	{ 0xaa, E_XRC | E_RETH, F_ONLY, true, true },
+	{ 0xab, E_XRC | E_RETH | E_IMMDT, F_ONLY, true, true },
+	{ 0xac, E_XRC | E_RETH, F_ONLY, false, true },
+	{ 0xad, E_AETH, F_FIRST, true, false },
+	{ 0xae, 0, F_MIDDLE, true, false },
+	{ 0xaf, E_AETH, F_LAST, true, false },
+	{ 0xb0, E_AETH, F_ONLY, true, false },
+	{ 0xb1, E_AETH, F_ONLY, false, false },
+	{ 0xb2, E_AETH | E_ATMACK, F_ONLY, false, false },
+	{ 0xb3, E_XRC | E_ATMETH, F_ONLY, false, true },
+	{ 0xb4, E_XRC | E_ATMETH, F_ONLY, false, true },
+	{ 0xb6, E_XRC | E_IETH, F_LAST, true, true },
+	{ 0xb7, E_XRC | E_IETH, F_ONLY, true, true },
+	{ 0xbd, E_XRC | E_RETH, F_ONLY, true, true },	/* ATOMIC WRITE */
 };
 
 static const struct expected_op *find_expected(unsigned int opcode)
@@ -94,9 +120,9 @@ static const struct expected_op *find_expected(unsigned int opcode)
 	return NULL;
 }
 
-static unsigned int ext_bytes(uint8_t ext)
+static unsigned int ext_bytes(uint16_t ext)
 {
-	return (ext & E_DETH ? 8 : 0) + (ext & E_RETH ? 16 : 0) +
+	return (ext & E_XRC ? 4 : 0) + (ext & E_DETH ? 8 : 0) + (ext & E_RETH ? 16 : 0) +
 	       (ext & E_ATMETH ? 28 : 0) + (ext & E_AETH ? 4 : 0) +
 	       (ext & E_ATMACK ? 8 : 0) + (ext & E_IMMDT ? 4 : 0) +
 	       (ext & E_IETH ? 4 : 0);
@@ -113,8 +139,9 @@ static void test_header_lengths(void **state)
 	assert_int_equal(STELLAR_IMMDT_LEN, 4);
 	assert_int_equal(STELLAR_IETH_LEN, 4);
 	assert_int_equal(STELLAR_DETH_LEN, 8);
+	assert_int_equal(STELLAR_XRCETH_LEN, 4);
 	assert_int_equal(STELLAR_ICRC_LEN, 4);
-	assert_int_equal(STELLAR_MAX_HDR_LEN, 40);
+	assert_int_equal(STELLAR_MAX_HDR_LEN, 44);
 }
 
 static void test_opcode_values(void **state)
@@ -133,6 +160,9 @@ static void test_opcode_values(void **state)
 	assert_int_equal(STELLAR_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x2b);
 	assert_int_equal(STELLAR_OP_UD_SEND_ONLY, 0x64);
 	assert_int_equal(STELLAR_OP_UD_SEND_ONLY_WITH_IMMEDIATE, 0x65);
+	assert_int_equal(STELLAR_OP_XRC(STELLAR_OP_RC_SEND_FIRST), 0xa0);
+	assert_int_equal(STELLAR_OP_XRC(STELLAR_OP_RC_ACKNOWLEDGE), 0xb1);
+	assert_int_equal(STELLAR_OP_XRC(STELLAR_OP_RC_ATOMIC_WRITE), 0xbd);
 }
 
 static void check_table_entry(unsigned int opcode,
@@ -141,6 +171,7 @@ static void check_table_entry(unsigned int opcode,
 {
 	unsigned int qp_class = opcode >> 5 == 0 ? STELLAR_QPC_RC :
 				opcode >> 5 == 1 ? STELLAR_QPC_UC :
+				opcode >> 5 == 5 ? STELLAR_QPC_XRC :
 						   STELLAR_QPC_UD;
 
 	assert_non_null(info->name);
@@ -156,9 +187,14 @@ static void check_table_entry(unsigned int opcode,
 	assert_int_equal(!!(info->flags & STELLAR_OPF_INV),
 			 !!(exp->ext & E_IETH));
 	assert_int_equal(info->qp_class, qp_class);
-	/* Only RC requests are acknowledged. */
+	/* Only RC and XRC requests are acknowledged. */
 	assert_int_equal(!!(info->flags & STELLAR_OPF_ACKED),
-			 qp_class == STELLAR_QPC_RC && exp->request);
+			 (qp_class == STELLAR_QPC_RC ||
+			  qp_class == STELLAR_QPC_XRC) && exp->request);
+	/* XRC's names are RC's with an X in front. */
+	if (qp_class == STELLAR_QPC_XRC)
+		assert_string_equal(info->name + 1,
+				    stellar_opcode_info(opcode & 0x1f)->name);
 	assert_int_equal(stellar_hdr_len(opcode), 12 + ext_bytes(exp->ext));
 }
 
@@ -243,6 +279,7 @@ static const uint8_t atmack_bytes[8] = {
 	0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8 };
 static const uint8_t immdt_bytes[4] = { 0xde, 0xad, 0xbe, 0xef };
 static const uint8_t ieth_bytes[4] = { 0x0f, 0x1e, 0x2d, 0x3c };
+static const uint8_t xrceth_bytes[4] = { 0xff, 0x12, 0x34, 0x56 };
 
 static uint8_t *append(uint8_t *p, const uint8_t *bytes, size_t len)
 {
@@ -251,10 +288,12 @@ static uint8_t *append(uint8_t *p, const uint8_t *bytes, size_t len)
 }
 
 /* Extension headers in the IBTA order; returns their length. */
-static size_t put_ext_bytes(uint8_t *start, uint8_t ext)
+static size_t put_ext_bytes(uint8_t *start, uint16_t ext)
 {
 	uint8_t *p = start;
 
+	if (ext & E_XRC)
+		p = append(p, xrceth_bytes, sizeof(xrceth_bytes));
 	if (ext & E_DETH)
 		p = append(p, deth_bytes, sizeof(deth_bytes));
 	if (ext & E_RETH)
@@ -300,11 +339,13 @@ static uint32_t valid_payload_len(const struct expected_op *exp)
 	return exp->position & (F_FIRST | F_MIDDLE) ? 256 : 13;
 }
 
-static void check_ext_fields(const struct stellar_pkt *pkt, uint8_t ext)
+static void check_ext_fields(const struct stellar_pkt *pkt, uint16_t ext)
 {
 	uint8_t imm[4];
 
 	assert_int_equal(pkt->ext, ext);
+	/* The XRCETH's first byte is reserved. */
+	assert_int_equal(pkt->xrc_srqn, ext & E_XRC ? 0x123456 : 0);
 	assert_int_equal(pkt->deth.qkey, ext & E_DETH ? 0x11223344 : 0);
 	assert_int_equal(pkt->deth.src_qpn, ext & E_DETH ? 0x0a0b0c : 0);
 	assert_true(pkt->reth.va ==
@@ -647,6 +688,45 @@ static void test_build_golden_ud(void **state)
 	assert_int_equal(stellar_build_headers(buf, &pkt), sizeof(expected));
 	assert_memory_equal(buf, expected, sizeof(expected));
 	assert_int_equal(buf[sizeof(expected)], 0xee);
+}
+
+/* XRC: the XRCETH (24-bit SRQ number) right after the BTH, then ImmDt. */
+static void test_build_golden_xrc(void **state)
+{
+	static const uint8_t expected[] = {
+		0xa5, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x2a,
+		0x80, 0x00, 0x00, 0x07,
+		0x00, 0x65, 0x43, 0x21,
+		0xca, 0xfe, 0xf0, 0x0d,
+	};
+	static const uint8_t imm[4] = { 0xca, 0xfe, 0xf0, 0x0d };
+	struct stellar_pkt pkt = {
+		.opcode = STELLAR_OP_XRC(STELLAR_OP_RC_SEND_ONLY_WITH_IMMEDIATE),
+		.pkey = 0xffff, .dest_qpn = 0x2a, .ack_req = true, .psn = 7,
+		.xrc_srqn = 0xff654321,		/* 24 bits go on the wire */
+	};
+	uint8_t buf[64];
+	struct stellar_pkt parsed;
+
+	(void)state;
+	memcpy(&pkt.imm_data, imm, 4);
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(stellar_build_headers(buf, &pkt), sizeof(expected));
+	assert_memory_equal(buf, expected, sizeof(expected));
+	assert_int_equal(buf[sizeof(expected)], 0xee);
+	/* With 4 bytes of payload and the ICRC, it parses back. */
+	memset(buf + sizeof(expected), 0, 8);
+	assert_int_equal(stellar_parse_packet(buf, sizeof(expected) + 8,
+					      &parsed), STELLAR_RX_OK);
+	assert_int_equal(parsed.xrc_srqn, 0x654321);
+	assert_int_equal(parsed.payload_len, 4);
+	assert_memory_equal(&parsed.imm_data, imm, 4);
+	/* An XRC ACK has no XRCETH. */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.opcode = STELLAR_OP_XRC(STELLAR_OP_RC_ACKNOWLEDGE);
+	pkt.xrc_srqn = 0x123;
+	assert_int_equal(stellar_build_headers(buf, &pkt), 12 + 4);
+	assert_int_equal(buf[12], 0);	/* the AETH's syndrome */
 }
 
 static void test_build_masks_wide_fields(void **state)
@@ -1108,6 +1188,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_names),
 		cmocka_unit_test(test_build_golden_write_imm),
 		cmocka_unit_test(test_build_golden_ud),
+		cmocka_unit_test(test_build_golden_xrc),
 		cmocka_unit_test(test_build_masks_wide_fields),
 		cmocka_unit_test(test_build_unsupported_opcode),
 		cmocka_unit_test(test_cnp),

@@ -15,7 +15,7 @@ Cases (each packet is meant to be dropped for the reason in brackets):
   truncated    UDP payloads of 0..11 bytes, and BTHs whose opcode needs
                more header than the packet has        [rx_drop_truncated]
   bad-version  BTH transport version 1..15            [rx_drop_bad_version]
-  bad-opcode   reserved, RD, XRC and vendor opcodes   [rx_drop_bad_opcode]
+  bad-opcode   reserved, RD and vendor opcodes        [rx_drop_bad_opcode]
   bad-length   payload not a multiple of 4, pad larger than the payload,
                ACK with payload, padded FIRST, empty MIDDLE; IPv4 header
                with options                           [rx_drop_bad_length]
@@ -87,8 +87,9 @@ BTH_XCAP = 0x40
 BTH_XHDR = 0x20
 UC_SEND_ONLY = 0x24
 UD_SEND_ONLY = 0x64
-# Not supported by stellar: reserved RC codes, RD, UD reserved, XRC, vendor.
-UNSUPPORTED_OPCODES = (0x15, 0x1F, 0x40, 0x5F, 0x7F, 0xA4, 0xC0, 0xFF)
+# Not supported by stellar: reserved RC codes, RD, UD reserved, XRC reserved,
+# vendor.
+UNSUPPORTED_OPCODES = (0x15, 0x1F, 0x40, 0x5F, 0x7F, 0xB5, 0xC0, 0xFF)
 
 # Extension header length per opcode (bytes after the BTH).
 EXT_LEN = {
