@@ -236,14 +236,26 @@ struct stellar_recv_wqe {
 };
 
 /**
+ * struct stellar_xrcd - XRC domain (stellar_verbs.c)
+ * @ibxrcd: the core's object, which processes share through an inode
+ */
+struct stellar_xrcd {
+	struct ib_xrcd ibxrcd;
+};
+
+/**
  * struct stellar_srq - shared receive queue
  * @ibsrq: core object
  * @rq: ring of struct stellar_rq_wqe
  * @consumer: the kernel's consumer counter
  * @max_sge: scatter entries per request
  * @limit: armed SRQ limit (0: not armed)
- * @srq_num: number reported to the process
+ * @srq_num: number reported to the process; XRC requests name the
+ *	     XRC SRQ they are for by it
  * @is_user: the ring is mapped into a process
+ * @ref: references from lookups by number (stellar_xrc_srq_get()) and the
+ *	 creator's; destroy waits for the others to go
+ * @released: completed when @ref drops to zero
  */
 struct stellar_srq {
 	struct ib_srq ibsrq;
@@ -253,6 +265,8 @@ struct stellar_srq {
 	u32 limit;
 	u32 srq_num;
 	bool is_user;
+	refcount_t ref;
+	struct completion released;
 };
 
 /**
@@ -543,6 +557,9 @@ int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int stellar_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int stellar_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+struct stellar_srq *stellar_xrc_srq_get(struct stellar_dev *sdev, u32 srq_num,
+					const struct ib_xrcd *xrcd);
+void stellar_srq_put(struct stellar_srq *srq);
 int stellar_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 int stellar_post_recv_wqe(struct stellar_queue *q, u32 max_sge,

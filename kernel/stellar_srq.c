@@ -160,6 +160,61 @@ int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe)
 	return ret;
 }
 
+/**
+ * stellar_xrc_srq_get() - look an XRC SRQ up by number, take a reference
+ * @sdev: device
+ * @srq_num: the number an XRC request names (its XRCETH)
+ * @xrcd: the XRC domain of the target QP the request came to
+ *
+ * The reference is taken under the table's lock, as stellar_qp_get()
+ * does: destroy erases the SRQ first and then waits for the references.
+ *
+ * Context: any.
+ * Return: the SRQ, or NULL if there is no XRC SRQ of that number in
+ * @xrcd; release with stellar_srq_put().
+ */
+struct stellar_srq *stellar_xrc_srq_get(struct stellar_dev *sdev, u32 srq_num,
+					const struct ib_xrcd *xrcd)
+{
+	struct stellar_srq *srq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->srqs, flags);
+	srq = xa_load(&sdev->srqs, srq_num);
+	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
+		    srq->ibsrq.ext.xrc.xrcd != xrcd ||
+		    !refcount_inc_not_zero(&srq->ref)))
+		srq = NULL;
+	xa_unlock_irqrestore(&sdev->srqs, flags);
+	return srq;
+}
+
+void stellar_srq_put(struct stellar_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		complete(&srq->released);
+}
+
+/* The SRQ types stellar offers, with what each needs from the caller. */
+static int stellar_check_srq_init(const struct ib_srq_init_attr *init)
+{
+	const struct ib_srq_attr *attr = &init->attr;
+
+	switch (init->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		if (!init->ext.cq || !init->ext.xrc.xrcd)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (attr->max_wr > STELLAR_MAX_SRQ_WR || attr->max_sge > STELLAR_MAX_SGE)
+		return -EINVAL;
+	return 0;
+}
+
 int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
 {
@@ -169,10 +224,9 @@ int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_srq_attr *attr = &init->attr;
 	int ret;
 
-	if (init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;
-	if (attr->max_wr > STELLAR_MAX_SRQ_WR || attr->max_sge > STELLAR_MAX_SGE)
-		return -EINVAL;
+	ret = stellar_check_srq_init(init);
+	if (ret)
+		return ret;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 
@@ -189,7 +243,10 @@ int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_queue;
 	}
 	srq->limit = attr->srq_limit;
-	ret = xa_alloc_irq(&sdev->srqs, &srq->srq_num, srq,
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->released);
+	/* Reserved now, found by number once created (the store below). */
+	ret = xa_alloc_irq(&sdev->srqs, &srq->srq_num, NULL,
 			   XA_LIMIT(1, STELLAR_MAX_SRQ), GFP_KERNEL);
 	if (ret) {
 		/* -EBUSY: max_srq SRQs exist */
@@ -204,6 +261,11 @@ int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	}
 	attr->max_wr = srq->rq.num_entries;
 	attr->max_sge = srq->max_sge;
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srq_num;
+	/* The slot is reserved: storing in it needs no memory. */
+	WARN_ON(xa_is_err(xa_store_irq(&sdev->srqs, srq->srq_num, srq,
+				       GFP_KERNEL)));
 	return 0;
 
 err_xa:
@@ -346,6 +408,9 @@ int stellar_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct stellar_srq *srq = to_ssrq(ibsrq);
 
 	xa_erase_irq(&to_sdev(ibsrq->device)->srqs, srq->srq_num);
+	/* XRC requests that found it by number are done with it after this. */
+	stellar_srq_put(srq);
+	wait_for_completion(&srq->released);
 	stellar_queue_free(&srq->rq);
 	return 0;
 }

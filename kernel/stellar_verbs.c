@@ -332,6 +332,23 @@ static int stellar_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * An XRC domain holds nothing in the driver: it is what an XRC SRQ and
+ * the XRC target QPs that may use it have in common.  Domains count
+ * against max_pd, as the verbs advertise no limit of their own.
+ */
+static int stellar_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	return stellar_obj_count_get(&to_sdev(ibxrcd->device)->num_pds,
+				     STELLAR_MAX_PD);
+}
+
+static int stellar_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	atomic_dec(&to_sdev(ibxrcd->device)->num_pds);
+	return 0;
+}
+
 static void stellar_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
@@ -352,6 +369,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.alloc_mw = stellar_alloc_mw,
 	.alloc_pd = stellar_alloc_pd,
 	.alloc_ucontext = stellar_alloc_ucontext,
+	.alloc_xrcd = stellar_alloc_xrcd,
 	.attach_mcast = stellar_attach_mcast,
 	.create_ah = stellar_create_ah,
 	.create_cq = stellar_create_cq,
@@ -362,6 +380,7 @@ const struct ib_device_ops stellar_dev_ops = {
 	.dealloc_mw = stellar_dealloc_mw,
 	.dealloc_pd = stellar_dealloc_pd,
 	.dealloc_ucontext = stellar_dealloc_ucontext,
+	.dealloc_xrcd = stellar_dealloc_xrcd,
 	.dereg_mr = stellar_dereg_mr,
 	.disassociate_ucontext = stellar_disassociate_ucontext,
 	.destroy_ah = stellar_destroy_ah,
@@ -404,4 +423,5 @@ const struct ib_device_ops stellar_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, stellar_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, stellar_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, stellar_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, stellar_xrcd, ibxrcd),
 };
