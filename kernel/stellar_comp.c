@@ -215,8 +215,7 @@ static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 
 static bool stellar_comp_outstanding(struct stellar_qp_xport *xp)
 {
-	return xp->qp->ibqp.qp_type == IB_QPT_RC &&
-	       xp->una_psn != xp->psn_high;
+	return stellar_qp_is_reliable(xp->qp) && xp->una_psn != xp->psn_high;
 }
 
 /**
@@ -1108,7 +1107,7 @@ static void stellar_comp_way_back(struct stellar_qp_xport *xp,
 void stellar_comp_rcv(struct stellar_qp_xport *xp, struct sk_buff *skb,
 		      const struct stellar_pkt *pkt)
 {
-	if (xp->qp->ibqp.qp_type != IB_QPT_RC ||
+	if (!stellar_qp_is_reliable(xp->qp) ||
 	    (xp->cfg.state != IB_QPS_RTS && xp->cfg.state != IB_QPS_SQD) ||
 	    test_bit(STELLAR_XP_ERROR, &xp->flags)) {
 		stellar_xstat(xp, STELLAR_XS_DROP_STATE, 1);

@@ -282,7 +282,7 @@ void stellar_lat_done(struct stellar_qp_xport *xp, u32 index, bool ok)
 	}
 	now = ktime_get_ns();
 	slot->done_ns = now;
-	if (!slot->sent_ns || xp->qp->ibqp.qp_type != IB_QPT_RC)
+	if (!slot->sent_ns || !stellar_qp_is_reliable(xp->qp))
 		return;
 	ns = now > slot->sent_ns ? now - slot->sent_ns : 0;
 	stellar_lat_record_req(xp, STELLAR_LAT_SEG_NETWORK, index, ns);

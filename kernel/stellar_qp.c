@@ -508,25 +508,32 @@ int stellar_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * The work requests a QP's type takes.  An XRC send QP takes what an RC
+ * QP does, but for memory windows; an XRC receive QP has no send queue.
+ */
 static bool stellar_opcode_ok(struct stellar_qp *qp, u8 opcode)
 {
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC ||
+		  qp->ibqp.qp_type == IB_QPT_XRC_INI;
+
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return false;
 	switch (opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return true;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return qp->ibqp.qp_type == IB_QPT_RC ||
-		       qp->ibqp.qp_type == IB_QPT_UC;
+		return rc || qp->ibqp.qp_type == IB_QPT_UC;
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case STELLAR_WR_ATOMIC_WRITE:
-		return qp->ibqp.qp_type == IB_QPT_RC;
+		return rc;
 	case IB_WR_LOCAL_INV:
-		return qp->ibqp.qp_type == IB_QPT_RC ||
-		       qp->ibqp.qp_type == IB_QPT_UC || !qp->is_user;
+		return rc || qp->ibqp.qp_type == IB_QPT_UC || !qp->is_user;
 	case IB_WR_BIND_MW:
 		/* Windows are a user verb: no ib_send_wr carries a bind. */
 		return qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||

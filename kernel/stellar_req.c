@@ -262,6 +262,8 @@ static void stellar_req_fill_hdr(struct stellar_qp_xport *xp,
 	hdr->dest_qpn = xp->cfg.dest_qpn;
 	hdr->psn = psn;
 	hdr->xcap = xp->x_offer;
+	/* Only XRC opcodes carry it (stellar_tx_alloc() picks the class). */
+	hdr->xrc_srqn = xp->wqe->xrc_srqn;
 }
 
 /* The port of a request outside extended mode. */
@@ -450,7 +452,7 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 	if (stellar_qp_is_ud(xp->qp) &&
 	    stellar_req_ud_dest(xp, &tp.hdr, &av, &sport))
 		return IB_WC_LOC_QP_OP_ERR;
-	tp.hdr.ack_req = xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	tp.hdr.ack_req = stellar_qp_is_reliable(xp->qp) &&
 			 (last || !((xp->req_pkt + 1) % STELLAR_ACK_EVERY));
 	tp.hdr.se = last && (xp->wqe->flags & STELLAR_WQE_SOLICITED);
 	tp.hdr.reth.va = xp->wqe->u.rdma.remote_addr;
@@ -467,7 +469,7 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 		kfree_skb(tp.skb);
 		return stellar_copy_status(ret);
 	}
-	if (xp->qp->ibqp.qp_type == IB_QPT_RC)
+	if (stellar_qp_is_reliable(xp->qp))
 		sport = stellar_req_track(xp, xp->sq_psn, len, &echo);
 	if (echo) {
 		stellar_tx_set_echo(&tp);
@@ -618,7 +620,7 @@ static bool stellar_req_held(struct stellar_qp_xport *xp)
 /* In-flight PSNs leave no room for another packet. */
 static bool stellar_req_window_full(struct stellar_qp_xport *xp)
 {
-	return xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	return stellar_qp_is_reliable(xp->qp) &&
 	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->cwnd;
 }
 
@@ -676,7 +678,7 @@ static bool stellar_req_must_wait(struct stellar_qp_xport *xp)
 {
 	u32 outstanding;
 
-	if (xp->qp->ibqp.qp_type != IB_QPT_RC || xp->req_pkt)
+	if (!stellar_qp_is_reliable(xp->qp) || xp->req_pkt)
 		return false;
 	if (!(xp->wqe->flags & STELLAR_WQE_FENCE) &&
 	    !stellar_wr_is_rd_atomic(xp->wqe->opcode))
@@ -759,7 +761,7 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 		}
 		if (!done)
 			break;
-		if (qp->ibqp.qp_type == IB_QPT_RC && s->npkts)
+		if (stellar_qp_is_reliable(qp) && s->npkts)
 			s->state = STELLAR_SWQE_SENT;
 		else
 			stellar_wqe_done(xp, xp->req_index, IB_WC_SUCCESS);

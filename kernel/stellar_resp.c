@@ -1384,6 +1384,7 @@ static void stellar_rx_one(struct stellar_qp_xport *xp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	stellar_xrc_as_rc(&pkt);
 	if (pkt.opcode == STELLAR_OP_CNP ||
 	    stellar_opcode_info(pkt.opcode)->flags & STELLAR_OPF_RESPONSE) {
 		stellar_rx_for_requester(xp, skb, &pkt);

@@ -43,11 +43,16 @@ int stellar_tx_alloc(struct stellar_qp_xport *xp, struct stellar_tx_pkt *tp,
 		     u32 payload_len)
 {
 	struct net_device *ndev = xp->sdev->ndev;
-	u32 hdr_len = stellar_pkt_hdr_len(&tp->hdr);
 	u8 pad = stellar_pad_count(payload_len);
 	struct sk_buff *skb;
+	u32 hdr_len;
 	u8 *bth;
 
+	/* The transport speaks RC: an XRC QP's packets go in XRC's class. */
+	if (stellar_qp_is_xrc(xp->qp) &&
+	    (tp->hdr.opcode & STELLAR_OP_CLASS_MASK) == STELLAR_OP_CLASS_RC)
+		tp->hdr.opcode |= STELLAR_OP_CLASS_XRC;
+	hdr_len = stellar_pkt_hdr_len(&tp->hdr);
 	if (!hdr_len)
 		return -EINVAL;
 	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + STELLAR_TX_HEADROOM +

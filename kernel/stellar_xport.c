@@ -267,7 +267,11 @@ static void stellar_xport_set_filter(struct stellar_qp_xport *xp)
 
 	f.requests = cfg->state == IB_QPS_RTR || cfg->state == IB_QPS_RTS ||
 		     cfg->state == IB_QPS_SQD || cfg->state == IB_QPS_SQE;
-	f.responses = xp->qp->ibqp.qp_type == IB_QPT_RC &&
+	/* XRC: requests go to the target half, responses to the initiator. */
+	if (xp->qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		f.requests = false;
+	f.responses = (xp->qp->ibqp.qp_type == IB_QPT_RC ||
+		       xp->qp->ibqp.qp_type == IB_QPT_XRC_INI) &&
 		      (cfg->state == IB_QPS_RTS || cfg->state == IB_QPS_SQD);
 	/* UD takes what fits its receive buffer: the netdev MTU may grow. */
 	f.mtu = connected ? cfg->mtu : 0;
@@ -344,6 +348,9 @@ static bool stellar_class_matches(const struct stellar_qp *qp, u8 qp_class)
 		return qp_class == STELLAR_QPC_RC || qp_class == STELLAR_QPC_CNP;
 	case IB_QPT_UC:
 		return qp_class == STELLAR_QPC_UC || qp_class == STELLAR_QPC_CNP;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return qp_class == STELLAR_QPC_XRC || qp_class == STELLAR_QPC_CNP;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return qp_class == STELLAR_QPC_UD;

@@ -703,6 +703,34 @@ static inline bool stellar_qp_is_ud(const struct stellar_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/* XRC's send (initiator) or receive (target) half. */
+static inline bool stellar_qp_is_xrc(const struct stellar_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * The reliable connected services: RC and XRC, whose two halves run RC's
+ * transport (the XRC opcodes are RC's in another class, see
+ * stellar_xrc_as_rc()).
+ */
+static inline bool stellar_qp_is_reliable(const struct stellar_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || stellar_qp_is_xrc(qp);
+}
+
+/*
+ * A received XRC packet, for the transport: the RC operation it carries
+ * (its XRCETH stays in @pkt).  The transport works on RC opcodes and
+ * stellar_tx_alloc() puts an XRC QP's packets in the XRC class.
+ */
+static inline void stellar_xrc_as_rc(struct stellar_pkt *pkt)
+{
+	if ((pkt->opcode & STELLAR_OP_CLASS_MASK) == STELLAR_OP_CLASS_XRC)
+		pkt->opcode &= ~STELLAR_OP_CLASS_MASK;
+}
+
 /*
  * The packet's IP source address is @gid (an IPv4-mapped GID for IPv4).
  * Context: the network header of @skb is set.

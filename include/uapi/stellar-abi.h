@@ -145,7 +145,7 @@ struct stellar_sq_wqe {
 	__u16 flags;
 	__u32 inline_len;
 	__be32 imm_data;	/* or the rkey to invalidate */
-	__u32 reserved;
+	__u32 xrc_srqn;		/* XRC send QPs: the SRQ at the responder */
 	union {
 		struct {
 			__u64 remote_addr;
