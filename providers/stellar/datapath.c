@@ -221,17 +221,23 @@ _Static_assert(STELLAR_WR_ATOMIC_WRITE == IBV_WR_ATOMIC_WRITE &&
 	       STELLAR_WC_ATOMIC_WRITE == IBV_WC_ATOMIC_WRITE,
 	       "stellar's ATOMIC WRITE codes are libibverbs'");
 
-/* Which opcodes a QP type can post. */
+/*
+ * Which opcodes a QP type can post: an XRC send QP those of RC but for
+ * memory window binds; an XRC receive QP none.
+ */
 static bool stellar_opcode_valid(enum ibv_qp_type qp_type,
 				 enum ibv_wr_opcode opcode)
 {
+	bool rc = qp_type == IBV_QPT_RC || qp_type == IBV_QPT_XRC_SEND;
+
 	switch (opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
-		return true;
+		return qp_type != IBV_QPT_XRC_RECV;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_LOCAL_INV:
+		return rc || qp_type == IBV_QPT_UC;
 	case IBV_WR_BIND_MW:
 		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
 	case IBV_WR_SEND_WITH_INV:
@@ -239,7 +245,7 @@ static bool stellar_opcode_valid(enum ibv_qp_type qp_type,
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_ATOMIC_WRITE:
-		return qp_type == IBV_QPT_RC;
+		return rc;
 	default:
 		return false;
 	}
@@ -427,6 +433,8 @@ static int stellar_write_send_wqe(struct stellar_qp *qp,
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
 	wqe->flags = stellar_wqe_flags(qp, wr->send_flags);
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->imm_data;
@@ -512,11 +520,16 @@ uint64_t stellar_qp_send_ops(enum ibv_qp_type qp_type)
 {
 	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 
-	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC)
+	if (qp_type == IBV_QPT_XRC_RECV)
+		return 0;
+	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
+	    qp_type == IBV_QPT_XRC_SEND)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
-	if (qp_type == IBV_QPT_RC)
+		       IBV_QP_EX_WITH_LOCAL_INV;
+	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC)
+		ops |= IBV_QP_EX_WITH_BIND_MW;
+	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_XRC_SEND)
 		ops |= IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
@@ -539,7 +552,8 @@ static void stellar_wr_finish_cur(struct stellar_qp *qp)
 	if (!wqe)
 		return;
 	sge = (const struct stellar_sge *)(wqe + 1);
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !qp->wr_cur_has_addr)
+	if ((qp->vqp.qp.qp_type == IBV_QPT_UD ||
+	     qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND) && !qp->wr_cur_has_addr)
 		stellar_wr_fail(qp, EINVAL);
 	if (stellar_opcode_is_atomic(wqe->opcode) &&
 	    !stellar_atomic_valid(wqe->u.atomic.remote_addr, wqe->num_sge,
@@ -816,11 +830,22 @@ static void stellar_wr_local_inv(struct ibv_qp_ex *ibqpx,
 	stellar_wr_inv(ibqpx, IBV_WR_LOCAL_INV, invalidate_rkey);
 }
 
-static void stellar_wr_rkey_unsupported(struct ibv_qp_ex *ibqpx,
-					uint32_t rkey)
+/* The XRC SRQ a work request of an XRC send QP goes to: its address. */
+static void stellar_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
+				    uint32_t remote_srqn)
 {
-	(void)rkey;
-	stellar_wr_fail(to_stellar_qp_ex(ibqpx), EOPNOTSUPP);
+	struct stellar_qp *qp = to_stellar_qp_ex(ibqpx);
+	struct stellar_sq_wqe *wqe;
+
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND) {
+		stellar_wr_fail(qp, EOPNOTSUPP);
+		return;
+	}
+	wqe = stellar_wr_cur(qp);
+	if (!wqe)
+		return;
+	wqe->xrc_srqn = remote_srqn;
+	qp->wr_cur_has_addr = true;
 }
 
 static void stellar_wr_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
@@ -891,7 +916,7 @@ void stellar_qp_ex_set_ops(struct stellar_qp *qp)
 	qpx->wr_bind_mw = stellar_wr_bind_mw;
 	qpx->wr_local_inv = stellar_wr_local_inv;
 	qpx->wr_send_inv = stellar_wr_send_inv;
-	qpx->wr_set_xrc_srqn = stellar_wr_rkey_unsupported;
+	qpx->wr_set_xrc_srqn = stellar_wr_set_xrc_srqn;
 	qpx->wr_send_tso = stellar_wr_send_tso;
 	qpx->wr_atomic_write = stellar_wr_atomic_write;
 }

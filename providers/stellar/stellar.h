@@ -155,11 +155,11 @@ struct stellar_qp {
 	int wr_err;			/* first error since wr_start */
 };
 
+/* vsrq.srq_num is the number XRC senders name the SRQ by. */
 struct stellar_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	struct stellar_pd_use pdu;
 	struct stellar_wq rq;
-	uint32_t srq_num;
 };
 
 struct stellar_ah {
@@ -209,7 +209,7 @@ static inline struct stellar_qp *to_stellar_qp_ex(struct ibv_qp_ex *qp)
 
 static inline struct stellar_srq *to_stellar_srq(struct ibv_srq *srq)
 {
-	return stellar_container_of(srq, struct stellar_srq, ibv_srq);
+	return stellar_container_of(srq, struct stellar_srq, vsrq.srq);
 }
 
 static inline struct stellar_ah *to_stellar_ah(struct ibv_ah *ah)
@@ -378,8 +378,17 @@ int stellar_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr);
 int stellar_destroy_qp(struct ibv_qp *qp);
 
+struct ibv_qp *stellar_open_qp(struct ibv_context *context,
+			       struct ibv_qp_open_attr *attr);
+
 struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
 				   struct ibv_srq_init_attr *attr);
+struct ibv_srq *stellar_create_srq_ex(struct ibv_context *context,
+				      struct ibv_srq_init_attr_ex *attr);
+int stellar_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *stellar_open_xrcd(struct ibv_context *context,
+				   struct ibv_xrcd_init_attr *attr);
+int stellar_close_xrcd(struct ibv_xrcd *xrcd);
 int stellar_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		       int attr_mask);
 int stellar_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);

@@ -762,15 +762,25 @@ static int stellar_doorbell_cmd(struct stellar_qp *qp)
 	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad_wr);
 }
 
+/*
+ * An XRC receive QP belongs to an XRC domain, not a PD, and has no queues
+ * (the kernel creates it as its own QP); every other QP type has a PD.
+ */
 static int stellar_check_qp_attr(const struct ibv_qp_init_attr_ex *attr)
 {
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND &&
+	    attr->qp_type != IBV_QPT_XRC_RECV)
 		return EOPNOTSUPP;
-	if (attr->comp_mask &
-	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) && attr->xrcd &&
+		       !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ?
+		       0 : EINVAL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD))
 		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~stellar_qp_send_ops(attr->qp_type)))
@@ -804,8 +814,12 @@ static int stellar_qp_map_rings(struct stellar_context *ctx,
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->sq.max_inline;
 
-	if (attr->srq)
+	/* An XRC send QP receives nothing: its one-entry RQ stays unmapped. */
+	if (attr->srq || attr->qp_type == IBV_QPT_XRC_SEND) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
 		return 0;
+	}
 	ret = stellar_map_ring(ctx, &qp->rq.ring, &drv->rq,
 			       rq_fixed + sizeof(struct stellar_sge), true);
 	if (ret)
@@ -863,7 +877,9 @@ struct ibv_qp *stellar_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	qp = stellar_qp_alloc(attr->pd);
+	/* An XRC receive QP has no PD, so no parent domain's allocator. */
+	qp = stellar_qp_alloc(attr->qp_type == IBV_QPT_XRC_RECV ? NULL :
+			      attr->pd);
 	if (!qp) {
 		errno = ENOMEM;
 		return NULL;
@@ -873,6 +889,10 @@ struct ibv_qp *stellar_create_qp_ex(struct ibv_context *context,
 				   &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		memset(&attr->cap, 0, sizeof(attr->cap));
+		return &qp->vqp.qp;
+	}
 	ret = stellar_qp_map_rings(ctx, qp, attr, &resp.drv);
 	if (ret)
 		goto err_destroy;
@@ -891,6 +911,30 @@ err_free:
 	stellar_qp_free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/* Another process's XRC receive QP, in an XRC domain both opened. */
+struct ibv_qp *stellar_open_qp(struct ibv_context *context,
+			       struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct stellar_qp *qp;
+	int ret;
+
+	qp = stellar_qp_alloc(NULL);
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		stellar_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
 }
 
 struct ibv_qp *stellar_create_qp(struct ibv_pd *pd,
@@ -960,20 +1004,45 @@ int stellar_destroy_qp(struct ibv_qp *ibqp)
 /* Shared receive queues                                               */
 /* ------------------------------------------------------------------ */
 
-struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
-				   struct ibv_srq_init_attr *attr)
+/* Basic SRQs, and XRC SRQs (with a CQ and an XRC domain of their own). */
+static int stellar_check_srq_attr(const struct ibv_srq_init_attr_ex *attr)
 {
-	struct stellar_context *ctx = to_stellar_ctx(pd->context);
+	const uint32_t xrc = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ||
+	    attr->srq_type == IBV_SRQT_BASIC)
+		return attr->comp_mask & ~(IBV_SRQ_INIT_ATTR_TYPE |
+					   IBV_SRQ_INIT_ATTR_PD) ?
+		       EOPNOTSUPP : 0;
+	if (attr->srq_type != IBV_SRQT_XRC || (attr->comp_mask & ~xrc))
+		return EOPNOTSUPP;
+	return (attr->comp_mask & xrc) == xrc && attr->xrcd && attr->cq ?
+	       0 : EINVAL;
+}
+
+struct ibv_srq *stellar_create_srq_ex(struct ibv_context *context,
+				      struct ibv_srq_init_attr_ex *attr)
+{
+	struct stellar_context *ctx = to_stellar_ctx(context);
 	const size_t fixed = sizeof(struct stellar_rq_wqe);
 	struct stellar_create_srq_cmd_resp resp = {};
-	struct ibv_create_srq cmd = {};
+	struct ibv_create_xsrq cmd = {};
 	struct stellar_pd_use pdu;
 	struct stellar_srq *srq;
 	uint32_t room;
 	int ret;
 
+	ret = stellar_check_srq_attr(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	/* Shared by QPs of any thread: locked even in a thread domain. */
-	srq = stellar_obj_alloc(pd, sizeof(*srq), STELLAR_RES_TYPE_SRQ, &pdu);
+	srq = stellar_obj_alloc(attr->pd, sizeof(*srq), STELLAR_RES_TYPE_SRQ,
+				&pdu);
 	if (!srq) {
 		errno = ENOMEM;
 		return NULL;
@@ -983,8 +1052,8 @@ struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_lock;
 	ret = stellar_map_ring(ctx, &srq->rq.ring, &resp.drv.rq,
@@ -996,17 +1065,84 @@ struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
 	srq->rq.max_sge = stellar_min_u32(attr->attr.max_sge,
 					  room / sizeof(struct stellar_sge));
 	attr->attr.max_sge = srq->rq.max_sge;
-	srq->srq_num = resp.drv.srq_num;
-	return &srq->ibv_srq;
+	return &srq->vsrq.srq;
 
 err_destroy:
-	ibv_cmd_destroy_srq(&srq->ibv_srq);
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
 err_lock:
 	stellar_wq_destroy(&srq->rq);
 err_free:
 	stellar_obj_free(srq, pdu, STELLAR_RES_TYPE_SRQ);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_srq *stellar_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex attr_ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_srq *srq;
+
+	srq = stellar_create_srq_ex(pd->context, &attr_ex);
+	if (srq)
+		attr->attr = attr_ex.attr;
+	return srq;
+}
+
+/* The number XRC send work requests name an XRC SRQ by. */
+int stellar_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct stellar_srq *srq = to_stellar_srq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* XRC domains                                                         */
+/* ------------------------------------------------------------------ */
+
+struct ibv_xrcd *stellar_open_xrcd(struct ibv_context *context,
+				   struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int stellar_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = stellar_container_of(ibxrcd,
+						       struct verbs_xrcd, xrcd);
+	int ret;
+
+	ret = ibv_cmd_close_xrcd(xrcd);
+	if (!ret)
+		free(xrcd);
+	return ret;
 }
 
 /*
@@ -1018,7 +1154,7 @@ err_free:
 static int stellar_resize_srq(struct stellar_srq *srq,
 			      struct ibv_srq_attr *attr, int attr_mask)
 {
-	struct stellar_context *ctx = to_stellar_ctx(srq->ibv_srq.context);
+	struct stellar_context *ctx = to_stellar_ctx(srq->vsrq.srq.context);
 	struct stellar_modify_srq_resp resp = {};
 	struct stellar_modify_srq_cmd_drv cmd = {
 		.drv.response = (uintptr_t)&resp,
@@ -1027,7 +1163,7 @@ static int stellar_resize_srq(struct stellar_srq *srq,
 	int ret;
 
 	stellar_lock(&srq->rq.lock);
-	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask,
+	ret = ibv_cmd_modify_srq(&srq->vsrq.srq, attr, attr_mask,
 				 &cmd.ibv_cmd, sizeof(cmd));
 	if (ret)
 		goto out;

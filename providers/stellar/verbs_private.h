@@ -352,6 +352,9 @@ STELLAR_DECLARE_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 STELLAR_DECLARE_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 STELLAR_DECLARE_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 STELLAR_DECLARE_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
+STELLAR_DECLARE_WRITE_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+STELLAR_DECLARE_WRITE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+STELLAR_DECLARE_WRITE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 /* ------------------------------------------------------------------ */
 /* Functions exported by libibverbs.so.1 under IBVERBS_PRIVATE_34       */
@@ -499,6 +502,21 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_srq_ex(struct ibv_context *context,
+			  struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
@@ -620,6 +638,12 @@ STELLAR_ABI_SIZE(ibv_resize_cq, 24);
 STELLAR_ABI_OFFSET(ibv_resize_cq, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_create_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_modify_qp, core_payload, 8);
+STELLAR_ABI_SIZE(ibv_create_xsrq, 56);
+STELLAR_ABI_OFFSET(ibv_create_xsrq, core_payload, 8);
+STELLAR_ABI_SIZE(ibv_open_xrcd, 24);
+STELLAR_ABI_OFFSET(ibv_open_xrcd, core_payload, 8);
+STELLAR_ABI_SIZE(ibv_open_qp, 40);
+STELLAR_ABI_OFFSET(ibv_open_qp, core_payload, 8);
 STELLAR_ABI_OFFSET(ibv_query_qp, core_payload, 8);
 STELLAR_ABI_SIZE(ibv_create_srq, 40);
 STELLAR_ABI_SIZE(ibv_modify_srq, 24);

@@ -297,7 +297,7 @@ static void test_post_srq_recv(void **state)
 	ring_alloc(&srq->rq.ring, 4, RQ_ENTRY_SIZE, 0, true);
 	srq->rq.max_sge = 1;
 
-	assert_int_equal(stellar_post_srq_recv(&srq->ibv_srq, wr, &bad),
+	assert_int_equal(stellar_post_srq_recv(&srq->vsrq.srq, wr, &bad),
 			 EINVAL);
 	assert_ptr_equal(bad, &wr[1]);
 	assert_int_equal(producer_of(&srq->rq.ring), 1);
@@ -937,6 +937,56 @@ static void test_wr_ud(void **state)
 	qp_free(qp);
 }
 
+/*
+ * XRC: a send QP's work requests carry the XRC SRQ they go to, from the
+ * legacy WR or wr_set_xrc_srqn(), which the extended API requires; a
+ * receive QP posts nothing; windows are not bound through XRC.
+ */
+static void test_xrc_send(void **state)
+{
+	struct stellar_qp *qp = qp_new(IBV_QPT_XRC_SEND, 4, 0);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 3 };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .opcode = IBV_WR_RDMA_WRITE, .sg_list = &sge,
+		.num_sge = 1, .wr.rdma = { .remote_addr = 0x2000, .rkey = 9 },
+		.qp_type.xrc.remote_srqn = 0x123456,
+	}, *bad;
+	const struct stellar_sq_wqe *wqe;
+
+	(void)state;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), 0);
+	wqe = ring_slot(&qp->sq.ring, 0);
+	assert_int_equal(wqe->xrc_srqn, 0x123456);
+	assert_int_equal(wqe->u.rdma.rkey, 9);
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);			/* no wr_set_xrc_srqn */
+	ibv_wr_set_sge(qpx, 3, 0x10, 16);
+	expect_batch_error(qp, EINVAL);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 2;
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 77);
+	ibv_wr_set_sge(qpx, 3, 0x10, 16);
+	assert_int_equal(ibv_wr_complete(qpx), 0);
+	wqe = ring_slot(&qp->sq.ring, 1);
+	assert_int_equal(wqe->wr_id, 2);
+	assert_int_equal(wqe->xrc_srqn, 77);
+
+	assert_true(stellar_qp_send_ops(IBV_QPT_XRC_SEND) &
+		    IBV_QP_EX_WITH_RDMA_READ);
+	assert_false(stellar_qp_send_ops(IBV_QPT_XRC_SEND) &
+		     IBV_QP_EX_WITH_BIND_MW);
+	assert_int_equal(stellar_qp_send_ops(IBV_QPT_XRC_RECV), 0);
+	qp->vqp.qp.qp_type = IBV_QPT_XRC_RECV;
+	wr.opcode = IBV_WR_SEND;
+	assert_int_equal(stellar_post_send(&qp->vqp.qp, &wr, &bad), EINVAL);
+	assert_ptr_equal(bad, &wr);
+	qp_free(qp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Completion queues                                                   */
 /* ------------------------------------------------------------------ */
@@ -1146,6 +1196,7 @@ int main(void)
 		cmocka_unit_test(test_wr_errors),
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_wr_ud),
+		cmocka_unit_test(test_xrc_send),
 		cmocka_unit_test(test_poll_cq),
 		cmocka_unit_test(test_poll_cq_ex),
 		cmocka_unit_test(test_poll_cq_ex_timestamps),
