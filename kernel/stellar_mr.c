@@ -542,16 +542,15 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key,
 	return ret;
 }
 
-int stellar_mr_check_remote(const struct stellar_qp *qp, u32 rkey, u64 iova,
-			    u32 len, int access)
+int stellar_mr_check_remote(struct stellar_pd *pd, const struct stellar_qp *qp,
+			    u32 rkey, u64 iova, u32 len, int access)
 {
 	struct stellar_key_use use;
 	int ret;
 
 	if (!len)
 		return 0;
-	ret = stellar_key_enter(to_spd(qp->ibqp.pd), qp, rkey, iova, len,
-				access, &use);
+	ret = stellar_key_enter(pd, qp, rkey, iova, len, access, &use);
 	if (!ret)
 		stellar_key_exit(&use);
 	return ret;
@@ -628,9 +627,9 @@ static u64 stellar_atomic_apply(u64 *target, enum stellar_atomic_op op,
  * device are atomic with respect to each other.  An ATOMIC WRITE needs
  * remote write access, the others remote atomic access.
  */
-static int stellar_mr_rmw(const struct stellar_qp *qp, u32 rkey, u64 iova,
-			  enum stellar_atomic_op op, u64 compare_add, u64 swap,
-			  u64 *orig)
+static int stellar_mr_rmw(struct stellar_pd *pd, const struct stellar_qp *qp,
+			  u32 rkey, u64 iova, enum stellar_atomic_op op,
+			  u64 compare_add, u64 swap, u64 *orig)
 {
 	struct stellar_dev *sdev = to_sdev(qp->ibqp.device);
 	int access = op == STELLAR_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
@@ -642,8 +641,7 @@ static int stellar_mr_rmw(const struct stellar_qp *qp, u32 rkey, u64 iova,
 
 	if (iova & 7)
 		return -EINVAL;
-	ret = stellar_key_enter(to_spd(qp->ibqp.pd), qp, rkey, iova,
-				sizeof(u64), access, &use);
+	ret = stellar_key_enter(pd, qp, rkey, iova, sizeof(u64), access, &use);
 	if (ret)
 		return ret;
 	mr = use.mr;
@@ -680,10 +678,11 @@ out:
 	return ret;
 }
 
-int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
-		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig)
+int stellar_mr_atomic(struct stellar_pd *pd, const struct stellar_qp *qp,
+		      u32 rkey, u64 iova, bool is_cmp_swap, u64 compare_add,
+		      u64 swap, u64 *orig)
 {
-	return stellar_mr_rmw(qp, rkey, iova,
+	return stellar_mr_rmw(pd, qp, rkey, iova,
 			      is_cmp_swap ? STELLAR_ATOMIC_CMP_SWAP :
 					    STELLAR_ATOMIC_FETCH_ADD,
 			      compare_add, swap, orig);
@@ -691,6 +690,7 @@ int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
 
 /**
  * stellar_mr_atomic_write() - an ATOMIC WRITE's store
+ * @pd: the PD the request's key belongs to (stellar_mr_check_remote())
  * @qp: the responder QP
  * @rkey: the R_Key of the request
  * @iova: the target, 8-byte aligned
@@ -699,13 +699,13 @@ int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
  * Return: 0, -EINVAL if @iova is not aligned, -EACCES or a copy's error if
  * the key, range or access does not allow it.
  */
-int stellar_mr_atomic_write(const struct stellar_qp *qp, u32 rkey, u64 iova,
-			    u64 value)
+int stellar_mr_atomic_write(struct stellar_pd *pd, const struct stellar_qp *qp,
+			    u32 rkey, u64 iova, u64 value)
 {
 	u64 orig;
 
-	return stellar_mr_rmw(qp, rkey, iova, STELLAR_ATOMIC_WRITE, value, 0,
-			      &orig);
+	return stellar_mr_rmw(pd, qp, rkey, iova, STELLAR_ATOMIC_WRITE, value,
+			      0, &orig);
 }
 
 int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,

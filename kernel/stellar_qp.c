@@ -30,9 +30,23 @@ static int stellar_check_qp_caps(const struct ib_qp_cap *cap)
 	return 0;
 }
 
+/* XRC's halves, which have one CQ (send) or none and no receive queue. */
+static int stellar_check_xrc_init(struct ib_qp_init_attr *init,
+				  struct ib_udata *udata)
+{
+	if (init->srq || init->recv_cq)
+		return -EINVAL;
+	if (init->qp_type == IB_QPT_XRC_INI)
+		return init->send_cq ? 0 : -EINVAL;
+	/* The core creates a target QP itself, without udata. */
+	return !udata && init->xrcd && !init->send_cq ? 0 : -EINVAL;
+}
+
 static int stellar_check_qp_init(struct ib_qp_init_attr *init,
 				 struct ib_udata *udata)
 {
+	int ret;
+
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -42,12 +56,20 @@ static int stellar_check_qp_init(struct ib_qp_init_attr *init,
 		if (init->port_num != 1 || udata)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		ret = stellar_check_xrc_init(init, udata);
+		if (ret)
+			return ret;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
+	if (init->qp_type != IB_QPT_XRC_INI &&
+	    init->qp_type != IB_QPT_XRC_TGT &&
+	    (!init->send_cq || !init->recv_cq))
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct stellar_create_qp_resp))
 		return -EINVAL;
@@ -217,13 +239,22 @@ static void stellar_qp_free_queues(struct stellar_qp *qp)
 	stellar_queue_free(&qp->sq);
 }
 
+/* XRC QPs have no receive queue of their own (nor a target QP a send queue). */
+static bool stellar_qp_has_rq(const struct stellar_qp *qp)
+{
+	return !qp->srq && qp->ibqp.qp_type != IB_QPT_XRC_INI &&
+	       qp->ibqp.qp_type != IB_QPT_XRC_TGT;
+}
+
 static void stellar_qp_report_caps(struct stellar_qp *qp,
 				   struct ib_qp_init_attr *init)
 {
-	init->cap.max_send_wr = qp->sq.num_entries;
-	init->cap.max_send_sge = qp->sq_max_sge;
-	init->cap.max_inline_data = qp->sq_max_inline;
-	if (!qp->srq) {
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		init->cap.max_send_wr = qp->sq.num_entries;
+		init->cap.max_send_sge = qp->sq_max_sge;
+		init->cap.max_inline_data = qp->sq_max_inline;
+	}
+	if (stellar_qp_has_rq(qp)) {
 		init->cap.max_recv_wr = qp->rq.num_entries;
 		init->cap.max_recv_sge = qp->rq_max_sge;
 	}
@@ -294,7 +325,7 @@ static void stellar_flush_rq(struct stellar_qp *qp)
 		.reserved1 = (uintptr_t)&qp->ibqp,
 	};
 
-	if (qp->srq)
+	if (!stellar_qp_has_rq(qp))
 		return;
 	while (!stellar_take_recv_wr_id(&qp->rq, &qp->rq_consumer,
 					&cqe.wr_id))
@@ -470,8 +501,8 @@ int stellar_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.num_entries;
 	attr->cap.max_send_sge = qp->sq_max_sge;
 	attr->cap.max_inline_data = qp->sq_max_inline;
-	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.num_entries;
-	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
+	attr->cap.max_recv_wr = stellar_qp_has_rq(qp) ? qp->rq.num_entries : 0;
+	attr->cap.max_recv_sge = stellar_qp_has_rq(qp) ? qp->rq_max_sge : 0;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;
@@ -766,7 +797,7 @@ int stellar_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	enum ib_qp_state state = READ_ONCE(qp->attr.qp_state);
 	int ret = 0;
 
-	if (qp->srq || state == IB_QPS_RESET) {
+	if (!stellar_qp_has_rq(qp) || state == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

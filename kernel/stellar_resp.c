@@ -47,6 +47,73 @@ static bool stellar_syn_is_rnr(u8 syn)
 	return FIELD_GET(STELLAR_AETH_TYPE, syn) == STELLAR_AETH_TYPE_RNR_NAK;
 }
 
+/*
+ * The PD a request's keys and receive WQE belong to: its QP's, or on an
+ * XRC target QP that of the XRC SRQ it names (stellar_resp_xrc_enter()).
+ */
+static struct stellar_pd *stellar_resp_pd(struct stellar_qp_xport *xp)
+{
+	if (xp->xrc_srq)
+		return to_spd(xp->xrc_srq->ibsrq.pd);
+	return to_spd(xp->qp->ibqp.pd);
+}
+
+/* Where receive completions go: the QP's CQ, or the XRC SRQ's. */
+static struct stellar_cq *stellar_resp_cq(struct stellar_qp_xport *xp)
+{
+	if (xp->xrc_srq)
+		return to_scq(xp->xrc_srq->ibsrq.ext.cq);
+	return to_scq(xp->qp->ibqp.recv_cq);
+}
+
+/* The next receive WQE: the QP's (or its SRQ's), or the XRC SRQ's. */
+static int stellar_resp_rq_take(struct stellar_qp_xport *xp,
+				struct stellar_recv_wqe *wqe)
+{
+	if (xp->xrc_srq)
+		return stellar_srq_take(xp->xrc_srq, wqe);
+	return stellar_rq_take(xp->qp, wqe);
+}
+
+static bool stellar_resp_is_xrc(const struct stellar_qp_xport *xp)
+{
+	return xp->qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+static struct stellar_srq *stellar_resp_xrc_srq(struct stellar_qp_xport *xp,
+						u32 srq_num)
+{
+	return stellar_xrc_srq_get(xp->sdev, srq_num, xp->qp->ibqp.xrcd);
+}
+
+/*
+ * An XRC target QP serves each request from the XRC SRQ it names, which
+ * must be one of the QP's XRC domain; a message keeps the SRQ it began
+ * with.  The reference lasts until stellar_resp_xrc_exit().  Other QPs
+ * have nothing to look up.
+ * Return: STELLAR_SYN_OK or the NAK to answer with.
+ */
+static u8 stellar_resp_xrc_enter(struct stellar_qp_xport *xp,
+				 const struct stellar_pkt *pkt)
+{
+	if (!stellar_resp_is_xrc(xp))
+		return STELLAR_SYN_OK;
+	if (xp->msg.kind && xp->msg.xrc_srqn != pkt->xrc_srqn)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	xp->xrc_srq = stellar_resp_xrc_srq(xp, pkt->xrc_srqn);
+	if (!xp->xrc_srq)
+		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
+	xp->msg.xrc_srqn = pkt->xrc_srqn;
+	return STELLAR_SYN_OK;
+}
+
+static void stellar_resp_xrc_exit(struct stellar_qp_xport *xp)
+{
+	if (xp->xrc_srq)
+		stellar_srq_put(xp->xrc_srq);
+	xp->xrc_srq = NULL;
+}
+
 /**
  * stellar_post_recv_cqe() - complete a receive WQE
  * @xp: the transport
@@ -67,7 +134,18 @@ void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 		.reserved1 = (uintptr_t)&qp->ibqp,
 	};
 
-	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
+	/* A flush on an XRC target QP: its message's SRQ, if still there. */
+	if (stellar_resp_is_xrc(xp) && !xp->xrc_srq) {
+		struct stellar_srq *srq = stellar_resp_xrc_srq(xp,
+							       xp->msg.xrc_srqn);
+
+		if (srq) {
+			stellar_cq_post(to_scq(srq->ibsrq.ext.cq), &cqe, false);
+			stellar_srq_put(srq);
+		}
+		return;
+	}
+	stellar_cq_post(stellar_resp_cq(xp), &cqe, false);
 }
 
 /*
@@ -375,7 +453,7 @@ static u8 stellar_resp_take_wqe(struct stellar_qp_xport *xp)
 
 	if (xp->msg.have_wqe)
 		return STELLAR_SYN_OK;
-	ret = stellar_rq_take(xp->qp, &xp->msg.rwqe);
+	ret = stellar_resp_rq_take(xp, &xp->msg.rwqe);
 	if (ret == -ENOENT)
 		return stellar_syn_rnr(xp);
 	if (ret)
@@ -411,7 +489,7 @@ static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
 	xp->msg.kind = 0;
 	xp->msn++;
 	xp->rq_msgs++;
-	stellar_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, pkt->se);
+	stellar_cq_post(stellar_resp_cq(xp), &cqe, pkt->se);
 }
 
 /*
@@ -430,7 +508,7 @@ static u8 stellar_resp_send(struct stellar_qp_xport *xp,
 			    const struct stellar_pkt *pkt, u16 flags,
 			    const u8 *payload)
 {
-	struct stellar_pd *pd = to_spd(xp->qp->ibqp.pd);
+	struct stellar_pd *pd = stellar_resp_pd(xp);
 	struct stellar_resp_msg *msg = &xp->msg;
 	int ret = 0;
 	u8 syn;
@@ -520,7 +598,7 @@ static u8 stellar_resp_write(struct stellar_qp_xport *xp,
 	    (!payload && !stellar_resp_write_placed_ok(xp, pkt)))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	if (payload &&
-	    stellar_mr_copy(to_spd(xp->qp->ibqp.pd), msg->rkey, xp->qp,
+	    stellar_mr_copy(stellar_resp_pd(xp), msg->rkey, xp->qp,
 			    msg->va + msg->offset, (void *)payload, len,
 			    STELLAR_COPY_TO_MR, IB_ACCESS_REMOTE_WRITE))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
@@ -590,6 +668,7 @@ static struct stellar_resp_res *stellar_resp_new_res(struct stellar_qp_xport *xp
 	struct stellar_resp_res *res = stellar_res_slot(xp, xp->res_next);
 
 	memset(res, 0, sizeof(*res));
+	res->xrc_srqn = xp->msg.xrc_srqn;
 	res->first_psn = psn;
 	res->last_psn = stellar_psn_add(psn, npkts - 1);
 	res->npkts = npkts;
@@ -618,8 +697,8 @@ static u8 stellar_resp_read(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	if (pkt->reth.len > STELLAR_MAX_MSG_SIZE || stellar_resp_res_full(xp))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	if (stellar_mr_check_remote(xp->qp, pkt->reth.rkey,
-				    pkt->reth.va, pkt->reth.len,
+	if (stellar_mr_check_remote(stellar_resp_pd(xp), xp->qp,
+				    pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
 				    IB_ACCESS_REMOTE_READ))
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	res = stellar_resp_new_res(xp, pkt->psn,
@@ -644,7 +723,7 @@ static u8 stellar_resp_atomic(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_NAK(STELLAR_NAK_REM_ACCESS_ERR);
 	if (stellar_resp_res_full(xp))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	ret = stellar_mr_atomic(xp->qp, pkt->atomic.rkey,
+	ret = stellar_mr_atomic(stellar_resp_pd(xp), xp->qp, pkt->atomic.rkey,
 				pkt->atomic.va, cmp_swap,
 				cmp_swap ? pkt->atomic.compare :
 					   pkt->atomic.swap_add,
@@ -679,8 +758,8 @@ static u8 stellar_resp_atomic_write(struct stellar_qp_xport *xp,
 	    pkt->reth.len != sizeof(value))
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	memcpy(&value, payload, sizeof(value));
-	ret = stellar_mr_atomic_write(xp->qp, pkt->reth.rkey,
-				      pkt->reth.va, value);
+	ret = stellar_mr_atomic_write(stellar_resp_pd(xp), xp->qp,
+				      pkt->reth.rkey, pkt->reth.va, value);
 	if (ret == -EINVAL)
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	if (ret)
@@ -688,14 +767,10 @@ static u8 stellar_resp_atomic_write(struct stellar_qp_xport *xp,
 	return STELLAR_SYN_OK;
 }
 
-/*
- * Execute one request in order; @payload is NULL if it was placed
- * already.  *@npsn receives the PSNs it consumed.
- * Return: STELLAR_SYN_OK or the NAK/RNR NAK syndrome to answer with.
- */
-static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
-			       const struct stellar_pkt *pkt,
-			       const u8 *payload, u32 *npsn)
+/* stellar_resp_execute() for a request that has what it needs. */
+static u8 stellar_resp_do_request(struct stellar_qp_xport *xp,
+				  const struct stellar_pkt *pkt,
+				  const u8 *payload, u32 *npsn)
 {
 	u16 flags = stellar_opcode_info(pkt->opcode)->flags;
 
@@ -714,6 +789,26 @@ static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
 	if (flags & STELLAR_OPF_ATOMIC_WRITE)
 		return stellar_resp_atomic_write(xp, pkt, payload);
 	return stellar_resp_atomic(xp, pkt);
+}
+
+/*
+ * Execute one request in order; @payload is NULL if it was placed
+ * already.  *@npsn receives the PSNs it consumed.  On an XRC target QP
+ * the request runs with the XRC SRQ it names.
+ * Return: STELLAR_SYN_OK or the NAK/RNR NAK syndrome to answer with.
+ */
+static u8 stellar_resp_execute(struct stellar_qp_xport *xp,
+			       const struct stellar_pkt *pkt,
+			       const u8 *payload, u32 *npsn)
+{
+	u8 syn;
+
+	*npsn = 1;
+	syn = stellar_resp_xrc_enter(xp, pkt);
+	if (!syn)
+		syn = stellar_resp_do_request(xp, pkt, payload, npsn);
+	stellar_resp_xrc_exit(xp);
+	return syn;
 }
 
 /* The asynchronous event of a responder QP that answered with NAK @syn. */
@@ -751,6 +846,34 @@ static bool stellar_resp_state_ok(struct stellar_qp_xport *xp)
 }
 
 /*
+ * Copy @len bytes at @off of READ @res into @buf, with the key's PD: its
+ * QP's, or the XRC SRQ's the READ named, looked up again (the SRQ may
+ * have gone since; the copy fails then).
+ */
+static int stellar_resp_read_copy(struct stellar_qp_xport *xp,
+				  const struct stellar_resp_res *res, u64 off,
+				  void *buf, u32 len)
+{
+	struct stellar_srq *srq = NULL;
+	struct stellar_pd *pd;
+	int ret;
+
+	if (stellar_resp_is_xrc(xp)) {
+		srq = stellar_resp_xrc_srq(xp, res->xrc_srqn);
+		if (!srq)
+			return -EACCES;
+		pd = to_spd(srq->ibsrq.pd);
+	} else {
+		pd = to_spd(xp->qp->ibqp.pd);
+	}
+	ret = stellar_mr_copy(pd, res->rkey, xp->qp, res->va + off, buf, len,
+			      STELLAR_COPY_FROM_MR, IB_ACCESS_REMOTE_READ);
+	if (srq)
+		stellar_srq_put(srq);
+	return ret;
+}
+
+/*
  * Send response @res->sent of a READ or atomic request.  Return: 0,
  * -ENOMEM, or another errno if the READ's memory cannot be read (any
  * more).
@@ -776,9 +899,7 @@ static int stellar_resp_res_pkt(struct stellar_qp_xport *xp,
 	ret = stellar_tx_alloc(xp, &tp, plen);
 	if (ret)
 		return ret;
-	ret = stellar_mr_copy(to_spd(xp->qp->ibqp.pd), res->rkey, xp->qp,
-			      res->va + off, tp.payload, plen,
-			      STELLAR_COPY_FROM_MR, IB_ACCESS_REMOTE_READ);
+	ret = stellar_resp_read_copy(xp, res, off, tp.payload, plen);
 	if (ret) {
 		kfree_skb(tp.skb);
 		return ret;

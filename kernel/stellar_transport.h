@@ -168,6 +168,8 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key,
 
 /**
  * stellar_mr_check_remote() - may a peer access a range of a region now
+ * @pd: the PD the request's keys belong to: its QP's, or for an XRC
+ *	target QP that of the XRC SRQ the request names
  * @qp: the QP the request came in on
  * @rkey: the R_Key
  * @iova: first address
@@ -176,8 +178,8 @@ int stellar_mr_copy(struct stellar_pd *pd, u32 key,
  *
  * Return: 0, -EACCES or -EFAULT as stellar_mr_copy() would.
  */
-int stellar_mr_check_remote(const struct stellar_qp *qp, u32 rkey, u64 iova,
-			    u32 len, int access);
+int stellar_mr_check_remote(struct stellar_pd *pd, const struct stellar_qp *qp,
+			    u32 rkey, u64 iova, u32 len, int access);
 
 /**
  * stellar_sgl_copy() - copy between a buffer and part of an SGE list
@@ -202,6 +204,7 @@ u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
 
 /**
  * stellar_mr_atomic() - an 8-byte remote atomic on a registered region
+ * @pd: the PD the request's key belongs to (stellar_mr_check_remote())
  * @qp: the QP the request came in on
  * @rkey: remote key (needs IB_ACCESS_REMOTE_ATOMIC)
  * @iova: 8-byte aligned address
@@ -212,10 +215,11 @@ u64 stellar_sgl_length(const struct stellar_sge *sge, u32 num_sge);
  *
  * Return: 0, -EACCES, -EFAULT, or -EINVAL for misalignment.
  */
-int stellar_mr_atomic(const struct stellar_qp *qp, u32 rkey, u64 iova,
-		      bool is_cmp_swap, u64 compare_add, u64 swap, u64 *orig);
-int stellar_mr_atomic_write(const struct stellar_qp *qp, u32 rkey, u64 iova,
-			    u64 value);
+int stellar_mr_atomic(struct stellar_pd *pd, const struct stellar_qp *qp,
+		      u32 rkey, u64 iova, bool is_cmp_swap, u64 compare_add,
+		      u64 swap, u64 *orig);
+int stellar_mr_atomic_write(struct stellar_pd *pd, const struct stellar_qp *qp,
+			    u32 rkey, u64 iova, u64 value);
 
 /* Fast registration (kernel QPs only) and invalidation. */
 int stellar_mr_fast_reg(struct stellar_pd *pd, struct ib_mr *ibmr, u32 key,

@@ -54,7 +54,8 @@ static int stellar_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_XRC;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = STELLAR_MAX_SGE;
 	attr->max_recv_sge = STELLAR_MAX_SGE;

@@ -236,6 +236,8 @@ struct stellar_swqe {
  * @ack_first: an ACK for the requests before it was deferred behind
  *	earlier responses: it goes out before this request's responses
  * @valid: entry holds a request
+ * @xrc_srqn: on an XRC target QP, the XRC SRQ the request named, whose PD
+ *	its key belongs to (looked up again for each response)
  *
  * The responses are sent by the responder work, a few at a time; the
  * entry stays after that, so that a duplicate request is answered again
@@ -255,6 +257,7 @@ struct stellar_resp_res {
 	bool is_atomic;
 	bool ack_first;
 	bool valid;
+	u32 xrc_srqn;
 };
 
 /**
@@ -266,6 +269,7 @@ struct stellar_resp_res {
  * @rkey: WRITE: the R_Key
  * @length: WRITE: DMA length from the RETH
  * @status: first local error seen (IB_WC_SUCCESS if none)
+ * @xrc_srqn: XRC target QP: the XRC SRQ the message lands in
  * @rwqe: the receive WQE (SEND, WRITE with immediate)
  */
 struct stellar_resp_msg {
@@ -276,6 +280,7 @@ struct stellar_resp_msg {
 	u32 rkey;
 	u32 length;
 	u8 status;
+	u32 xrc_srqn;
 	struct stellar_recv_wqe rwqe;
 };
 
@@ -481,6 +486,9 @@ struct stellar_qp_cc {
  *	for an echo (XECHO) since the last ACK, which goes on them too,
  *	marked (0: none)
  * @msg: the message being received
+ * @xrc_srq: on an XRC target QP, while a request executes, the XRC SRQ
+ *	it names (a reference): its receive WQEs, PD and CQ serve it; held
+ *	no longer, so that destroying the SRQ never waits for a peer
  * @resp_work: sends the responses of READ and atomic requests
  * @res_next: index of the next request
  * @res_send: index of the oldest request that may have responses to send
@@ -565,6 +573,7 @@ struct stellar_qp_xport {
 	u8 ack_copies;
 	u16 echo_sports[STELLAR_ECHO_PORTS];
 	struct stellar_resp_msg msg;
+	struct stellar_srq *xrc_srq;
 	struct work_struct resp_work;
 	u32 res_next;
 	u32 res_send;
