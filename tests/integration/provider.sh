@@ -7,7 +7,8 @@
 # without any provider warnings; thread and parent domains with the
 # application's allocators, and a context, PD and MR imported by fd and
 # handles, carry checked traffic; memory windows of type 1 and type 2
-# (helpers/mem_windows.c) bind, open and close as IBTA says.
+# (helpers/mem_windows.c) bind, open and close as IBTA says; XRC
+# (helpers/xrc.c) delivers to the SRQ each request names.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
@@ -62,6 +63,8 @@ helper parent_domain
 helper import_verbs
 # Memory windows of type 1 and 2: binds, remote use, invalidation.
 helper mem_windows
+# XRC: SRQs of one domain reached through one send QP, and refusals.
+helper xrc
 
 rdma link delete stellar0
 stellar_unload

@@ -48,8 +48,8 @@ static struct ibv_context *open_dev(const char *name)
 }
 
 /* INIT, RTR to QP @dest at GID @gid (port 1), RTS; remote writes allowed. */
-static void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
-		       const union ibv_gid *gid)
+static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
+			      const union ibv_gid *gid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
