@@ -164,6 +164,10 @@ static const char *stellar_qp_type_name(enum ib_qp_type type)
 		return "UD";
 	case IB_QPT_GSI:
 		return "GSI";
+	case IB_QPT_XRC_INI:
+		return "XRC_INI";
+	case IB_QPT_XRC_TGT:
+		return "XRC_TGT";
 	default:
 		return "?";
 	}

@@ -28,6 +28,7 @@ struct qps_output {
 
 static const char *const qp_type_names[] = {
 	[0] = "SMI", [1] = "GSI", [2] = "RC", [3] = "UC", [4] = "UD",
+	[9] = "XRC_INI", [10] = "XRC_TGT",
 };
 
 static const char *const qp_state_names[] = {

@@ -290,7 +290,10 @@ static const struct stellar_top_qp *find_qp(const struct stellar_top_dev *d,
 static void render_qps(FILE *fp, const struct stellar_top_dev *p,
 		       const struct stellar_top_dev *d, double secs)
 {
-	static const char *const types[] = { "SMI", "GSI", "RC", "UC", "UD" };
+	static const char *const types[] = {
+		[0] = "SMI", [1] = "GSI", [2] = "RC", [3] = "UC", [4] = "UD",
+		[9] = "XRC_INI", [10] = "XRC_TGT",
+	};
 	static const char *const states[] = { "RESET", "INIT", "RTR", "RTS",
 					      "SQD", "SQE", "ERR" };
 	size_t i;
@@ -319,7 +322,9 @@ static void render_qps(FILE *fp, const struct stellar_top_dev *p,
 		fmt_rate(rxb, sizeof(rxb), o, o ? rate(o->rx_bytes, q->rx_bytes, secs) : 0, 1e6);
 		fmt_rate(retx, sizeof(retx), o, o ? rate(o->retransmits, q->retransmits, secs) : 0, 1);
 		fprintf(fp, "%8u %-4s %-5s %8s %8s %7s\n", q->qpn,
-			q->type < 5 ? types[q->type] : "?",
+			q->type < sizeof(types) / sizeof(types[0]) &&
+			types[q->type] ?
+			types[q->type] : "?",
 			q->state < 7 ? states[q->state] : "?", txb, rxb, retx);
 	}
 }
