@@ -47,6 +47,23 @@ static struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/* The attributes of a move to RTR towards QP @dest at GID @gid (port 1). */
+static inline void rtr_attr(struct ibv_qp_attr *a, uint32_t dest,
+			    int gid_index, const union ibv_gid *gid)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dest;
+	a->min_rnr_timer = 12;
+	a->max_dest_rd_atomic = 1;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = *gid;
+	a->ah_attr.grh.sgid_index = gid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = 1;
+}
+
 /* INIT, RTR to QP @dest at GID @gid (port 1), RTS; remote writes allowed. */
 static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
 			      const union ibv_gid *gid)
@@ -59,17 +76,7 @@ static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("INIT: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.min_rnr_timer = 12;
-	a.max_dest_rd_atomic = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	rtr_attr(&a, dest, gid_index, gid);
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
