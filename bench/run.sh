@@ -9,10 +9,14 @@
 # messages and ib_write_lat, ib_send_lat with 8 bytes; then the latency
 # telemetry's cost: ib_write_bw and ib_write_lat with it on and off, in
 # alternating rounds.  Writes markdown tables with ratios to
-# bench/results/latest.md (or --out FILE).
+# bench/results/latest.md (or --out FILE).  --telemetry-local measures
+# only the telemetry's cost, in one VM with two vCPUs whose two stellar
+# devices talk over a veth pair (bench/telemetry-guest.sh): there the
+# CPU is the only limit, and no socket link between QEMU processes adds
+# its run-to-run variation.
 #
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
-#                [--telemetry-only] [--out FILE]
+#                [--telemetry-only | --telemetry-local] [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -30,9 +34,11 @@ GUEST_ARGS=()
 POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
 TELEMETRY_ONLY=0
+TELEMETRY_LOCAL=0
+GUEST=guest
 
 usage() {
-	sed -n '14,21p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '19,26p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -57,6 +63,10 @@ parse_args() {
 			TELEMETRY_ONLY=1
 			GUEST_ARGS+=(--telemetry-only)
 			;;
+		--telemetry-local)
+			TELEMETRY_LOCAL=1
+			GUEST=telemetry-guest
+			;;
 		--out)
 			[ $# -ge 2 ] || usage
 			OUT=$2
@@ -70,6 +80,15 @@ parse_args() {
 	case "$POLL_INTERVAL" in
 	'' | *[!0-9]* | 0) die "--poll-interval needs a positive number of microseconds" ;;
 	esac
+	if [ "$TELEMETRY_LOCAL" = 1 ]; then
+		[ "$TELEMETRY_ONLY" = 0 ] ||
+			die "--telemetry-only and --telemetry-local exclude each other"
+		[ "$TELEMETRY_ROUNDS" -gt 0 ] || die "--telemetry-local needs rounds"
+		# The same number of rounds on both sides (the guest's default
+		# is 7, the host's 3).
+		GUEST_ARGS+=(--telemetry-rounds "$TELEMETRY_ROUNDS")
+		return
+	fi
 	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL")
 }
 
@@ -166,7 +185,28 @@ median() {
 		}'
 }
 
-# telemetry_row TEST LABEL: the runs with the telemetry on and off.
+# spread VALUE...: the largest of the numbers among VALUEs divided by
+# the smallest, three decimals; "—" if there are none.
+spread() {
+	printf '%s\n' "$@" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+		awk 'NR == 1 { min = $1 } { max = $1 }
+		END {
+			if (!NR || min <= 0) print "—"
+			else printf "%.3f\n", max / min
+		}'
+}
+
+# ratio3 A B: A/B with three decimals, "—" unless both are numbers.
+ratio3() {
+	if is_number "$1" && is_number "$2" && [ "$2" != 0 ]; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'
+	else
+		echo "—"
+	fi
+}
+
+# telemetry_row TEST LABEL: the runs with the telemetry on and off, and
+# how far apart the runs of each setting are (largest / smallest).
 telemetry_row() {
 	local test=$1 label=$2 round on=() off=() m_on m_off
 
@@ -176,7 +216,7 @@ telemetry_row() {
 	done
 	m_on=$(median "${on[@]}")
 	m_off=$(median "${off[@]}")
-	echo "| $label | ${on[*]} | ${off[*]} | $m_on | $m_off | $(ratio "$m_on" "$m_off") |"
+	echo "| $label | ${on[*]} | ${off[*]} | $m_on | $m_off | $(ratio3 "$m_on" "$m_off") | $(spread "${on[@]}") / $(spread "${off[@]}") |"
 }
 
 telemetry_table() {
@@ -184,14 +224,32 @@ telemetry_table() {
 	echo "Latency telemetry's cost (stellar, syscall doorbell; $TELEMETRY_ROUNDS"
 	echo "rounds, on and off alternating in each):"
 	echo
-	echo "| Test | telemetry on, per round | off, per round | median on | median off | on/off |"
-	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| Test | telemetry on, per round | off, per round | median on | median off | on/off | spread on / off |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
 	telemetry_row write_bw "ib_write_bw 64 KB, MiB/s"
 	telemetry_row write_lat "ib_write_lat 8 B, µs (median)"
 	echo
 	echo "The goal (issue 12): on/off at least 0.98 for bandwidth and at most"
-	echo "1.02 for latency.  Compare it with the spread of the rounds: under"
-	echo "TCG, runs of the same setting differ by more than that."
+	echo "1.02 for latency.  Compare it with the spread of the rounds (largest"
+	echo "over smallest of one setting): under TCG, runs of the same setting"
+	echo "over the socket link differ by more than that."
+}
+
+telemetry_local_table() {
+	echo "Latency telemetry's cost where the CPU is the only limit: one VM,"
+	echo "two vCPUs (server on one, client on the other), stellar0 and"
+	echo "stellar1 joined by a veth pair, no socket link; $TELEMETRY_ROUNDS"
+	echo "rounds, off and on alternating in each:"
+	echo
+	echo "| Test | telemetry on, per round | off, per round | median on | median off | on/off | spread on / off |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	telemetry_row write_bw "ib_write_bw 64 KB, MiB/s"
+	telemetry_row cpu_write_bw "ib_write_bw 64 KB, guest CPU s/GB"
+	telemetry_row write_lat "ib_write_lat 8 B, µs (median)"
+	echo
+	echo "The goal (issue 12): on/off at least 0.98 for bandwidth, at most"
+	echo "1.02 for CPU per GB and for latency.  The judgement holds where the"
+	echo "spread of each setting's rounds is small against 2%."
 }
 
 # The guests' kernel, chosen as tests/vm/common.sh does.
@@ -212,11 +270,19 @@ write_report() {
 		echo "Command: \`bench/run.sh${ORIG_ARGS:+ $ORIG_ARGS}\`  "
 		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
 		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
-		echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
+		if [ "$TELEMETRY_LOCAL" = 1 ]; then
+			echo "Host: $(nproc) CPUs, $(uname -r); guest: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, one VM, 2 vCPUs, ${STELLAR_VM_MEM:-1024} MB, a veth pair (MTU 1500)  "
+		else
+			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
+		fi
 		echo "Guest log: \`$RESULTS\`"
 		echo
 		if [ "$TELEMETRY_ONLY" = 1 ]; then
 			telemetry_table
+			return
+		fi
+		if [ "$TELEMETRY_LOCAL" = 1 ]; then
+			telemetry_local_table
 			return
 		fi
 		link_table
@@ -237,17 +303,16 @@ write_report() {
 }
 
 main() {
-	local name
-
 	ORIG_ARGS="$*"
 	parse_args "$@"
 	check_host
 	RESULTS=$REPO/tests/vm/.build/results/bench-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$RESULTS"
-	name=$(basename "$BENCH_DIR/guest.sh" .sh)
-	"$REPO/tests/vm/run-vm.sh" --results "$RESULTS" "$BENCH_DIR/guest.sh" \
+	"$REPO/tests/vm/run-vm.sh" --results "$RESULTS" "$BENCH_DIR/$GUEST.sh" \
 		"${GUEST_ARGS[@]}" || echo "bench: the guest run failed; writing what it measured"
-	TSV=$RESULTS/$name/vm-b/bench.tsv
+	# The VM that measures: b of two, a when there is one.
+	TSV=$RESULTS/$GUEST/vm-b/bench.tsv
+	[ "$TELEMETRY_LOCAL" = 0 ] || TSV=$RESULTS/$GUEST/vm-a/bench.tsv
 	[ -s "$TSV" ] || die "no measurements in $TSV"
 	write_report
 	echo "bench: wrote $OUT"

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Copyright (c) 2026 The virtio-stellar authors
+#
+# The latency telemetry's cost where the CPU is the only limit, run by
+# bench/run.sh --telemetry-local: one VM with two vCPUs, stellar0 on
+# veth0 in init_net and stellar1 on its peer in netns "peer", so that no
+# socket link between two QEMU processes (whose timing varies by tens of
+# percent from run to run under TCG) carries the traffic.  The perftest
+# server runs on vCPU 0, the client on vCPU 1.  In each round,
+# latency_telemetry off and on (the order alternating): ib_write_bw
+# 64 KB, with the guest's CPU time per GB moved, and ib_write_lat 8 B.
+# Writes $STELLAR_OUT/bench.tsv lines as bench/guest.sh does:
+#   tel_on_R|tel_off_R <TAB> write_bw|cpu_write_bw|write_lat <TAB> VALUE
+#
+# Arguments: [--quick] [--telemetry-rounds N]
+# Without memory debugging: page poisoning costs more than what is measured.
+# stellar-test: vms=1 smp=2 timeout=3000 memdebug=off
+
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
+
+ROUNDS=7
+BW_ITERS=2000
+LAT_ITERS=5000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) BW_ITERS=300; LAT_ITERS=500 ;;
+	--telemetry-rounds) ROUNDS=$2; shift ;;
+	*) fail "bench/telemetry-guest.sh: unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+TSV=$STELLAR_OUT/bench.tsv
+PORT=19500
+PARAM=/sys/module/virtio_stellar/parameters/latency_telemetry
+: >"$TSV"
+
+record() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$TSV"
+}
+
+cpu_busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# local_perf NAME TEST ARGS...: ib_TEST server on vCPU 0 with stellar0,
+# client on vCPU 1 with stellar1 in netns peer; the client's log is
+# $STELLAR_OUT/NAME.log.
+local_perf() {
+	local name=$1 test=$2 srv_pid rc=0 srv_rc=0
+
+	shift 2
+	PORT=$((PORT + 1))
+	taskset -c 0 "ib_$test" -d stellar0 -x "$GID0" -p "$PORT" -F "$@" \
+		>"$STELLAR_OUT/$name.srv.log" 2>&1 &
+	srv_pid=$!
+	wait_for 20 tcp_listening "$PORT"
+	ip netns exec peer taskset -c 1 timeout 300 "ib_$test" -d stellar1 \
+		-x "$GID1" -p "$PORT" -F "$@" 10.60.0.1 \
+		>"$STELLAR_OUT/$name.log" 2>&1 || rc=$?
+	wait "$srv_pid" || srv_rc=$?
+	[ "$rc" = 0 ] || fail "$name: ib_$test client exited with $rc: $(tail -5 "$STELLAR_OUT/$name.log")"
+	[ "$srv_rc" = 0 ] || fail "$name: ib_$test server exited with $srv_rc: $(tail -5 "$STELLAR_OUT/$name.srv.log")"
+}
+
+# measure CONFIG: one round's runs with the current setting.
+measure() {
+	local config=$1 busy value
+
+	busy=$(cpu_busy)
+	local_perf "${config}_write_bw" write_bw -s 65536 -n "$BW_ITERS"
+	busy=$(($(cpu_busy) - busy))
+	value=$(perftest_value "$STELLAR_OUT/${config}_write_bw.log" 4)
+	record "$config" write_bw "$value" MiB/s
+	record "$config" cpu_write_bw "$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" \
+		-v n=$((65536 * BW_ITERS)) 'BEGIN { printf "%.2f", b / hz / (n / 1e9) }')" s/GB
+	local_perf "${config}_write_lat" write_lat -s 8 -n "$LAT_ITERS"
+	record "$config" write_lat \
+		"$(perftest_value "$STELLAR_OUT/${config}_write_lat.log" 5)" usec
+	log "$config: $(awk -F '\t' -v c="$config" '$1 == c { printf "%s %s %s; ", $2, $3, $4 }' "$TSV")"
+}
+
+stellar_load
+veth_netns veth0 veth0p peer 10.60.0.1/24 10.60.0.2/24
+rdma link add stellar0 type stellar netdev veth0
+ip netns exec peer rdma link add stellar1 type stellar netdev veth0p
+GID0=$(gid_index stellar0 10.60.0.1)
+GID1=$(ns_gid_index peer stellar1 10.60.0.2)
+
+# A first run of each warms the caches and the page allocator.
+local_perf warmup_bw write_bw -s 65536 -n "$BW_ITERS"
+for round in $(seq "$ROUNDS"); do
+	order="off on"
+	[ $((round % 2)) = 0 ] && order="on off"
+	for mode in $order; do
+		if [ "$mode" = on ]; then echo Y >"$PARAM"; else echo N >"$PARAM"; fi
+		measure "tel_${mode}_$round"
+	done
+done
+echo Y >"$PARAM"
+ip netns exec peer rdma link delete stellar1
+rdma link delete stellar0
+ip netns del peer
+stellar_unload
+log "bench done"
