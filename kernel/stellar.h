@@ -252,6 +252,8 @@ struct stellar_xrcd {
  * @limit: armed SRQ limit (0: not armed)
  * @srq_num: number reported to the process; XRC requests name the
  *	     XRC SRQ they are for by it
+ * @serial: never reused, unlike @srq_num: a message that began in this
+ *	    SRQ goes on only in it
  * @is_user: the ring is mapped into a process
  * @ref: references from lookups by number (stellar_xrc_srq_get()) and the
  *	 creator's; destroy waits for the others to go
@@ -264,6 +266,7 @@ struct stellar_srq {
 	u32 max_sge;
 	u32 limit;
 	u32 srq_num;
+	u64 serial;
 	bool is_user;
 	refcount_t ref;
 	struct completion released;
@@ -558,6 +561,7 @@ int stellar_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int stellar_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int stellar_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 struct stellar_srq *stellar_xrc_srq_get(struct stellar_dev *sdev, u32 srq_num,
+					u64 serial,
 					const struct ib_xrcd *xrcd);
 void stellar_srq_put(struct stellar_srq *srq);
 int stellar_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,

@@ -68,8 +68,8 @@ struct stellar_emtt_table {
  * @counters: per-CPU statistics
  * @emtt: the translation cache, NULL when it is off
  * @emtt_lock: serialises replacing @emtt
- * @next_serial: source of the serial numbers of registrations, pins and
- *		 QPs (never reused)
+ * @next_serial: source of the serial numbers of registrations, pins, QPs
+ *		 and SRQs (never reused)
  */
 struct stellar_mem {
 	struct stellar_mem_counters __percpu *counters;

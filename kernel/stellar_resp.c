@@ -81,15 +81,17 @@ static bool stellar_resp_is_xrc(const struct stellar_qp_xport *xp)
 }
 
 static struct stellar_srq *stellar_resp_xrc_srq(struct stellar_qp_xport *xp,
-						u32 srq_num)
+						u32 srq_num, u64 serial)
 {
-	return stellar_xrc_srq_get(xp->sdev, srq_num, xp->qp->ibqp.xrcd);
+	return stellar_xrc_srq_get(xp->sdev, srq_num, serial,
+				   xp->qp->ibqp.xrcd);
 }
 
 /*
  * An XRC target QP serves each request from the XRC SRQ it names, which
  * must be one of the QP's XRC domain; a message keeps the SRQ it began
- * with.  The reference lasts until stellar_resp_xrc_exit().  Other QPs
+ * with (by serial: a new SRQ may have the number of a destroyed one).
+ * The reference lasts until stellar_resp_xrc_exit().  Other QPs
  * have nothing to look up.
  * Return: STELLAR_SYN_OK or the NAK to answer with.
  */
@@ -100,10 +102,13 @@ static u8 stellar_resp_xrc_enter(struct stellar_qp_xport *xp,
 		return STELLAR_SYN_OK;
 	if (xp->msg.kind && xp->msg.xrc_srqn != pkt->xrc_srqn)
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
-	xp->xrc_srq = stellar_resp_xrc_srq(xp, pkt->xrc_srqn);
+	xp->xrc_srq = stellar_resp_xrc_srq(xp, pkt->xrc_srqn,
+					   xp->msg.kind ?
+					   xp->msg.xrc_srq_serial : 0);
 	if (!xp->xrc_srq)
 		return STELLAR_SYN_NAK(STELLAR_NAK_INVALID_REQ);
 	xp->msg.xrc_srqn = pkt->xrc_srqn;
+	xp->msg.xrc_srq_serial = xp->xrc_srq->serial;
 	return STELLAR_SYN_OK;
 }
 
@@ -136,9 +141,10 @@ void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 
 	/* A flush on an XRC target QP: its message's SRQ, if still there. */
 	if (stellar_resp_is_xrc(xp) && !xp->xrc_srq) {
-		struct stellar_srq *srq = stellar_resp_xrc_srq(xp,
-							       xp->msg.xrc_srqn);
+		struct stellar_srq *srq;
 
+		srq = stellar_resp_xrc_srq(xp, xp->msg.xrc_srqn,
+					   xp->msg.xrc_srq_serial);
 		if (srq) {
 			stellar_cq_post(to_scq(srq->ibsrq.ext.cq), &cqe, false);
 			stellar_srq_put(srq);
@@ -669,6 +675,7 @@ static struct stellar_resp_res *stellar_resp_new_res(struct stellar_qp_xport *xp
 
 	memset(res, 0, sizeof(*res));
 	res->xrc_srqn = xp->msg.xrc_srqn;
+	res->xrc_srq_serial = xp->msg.xrc_srq_serial;
 	res->first_psn = psn;
 	res->last_psn = stellar_psn_add(psn, npkts - 1);
 	res->npkts = npkts;
@@ -859,7 +866,8 @@ static int stellar_resp_read_copy(struct stellar_qp_xport *xp,
 	int ret;
 
 	if (stellar_resp_is_xrc(xp)) {
-		srq = stellar_resp_xrc_srq(xp, res->xrc_srqn);
+		srq = stellar_resp_xrc_srq(xp, res->xrc_srqn,
+					   res->xrc_srq_serial);
 		if (!srq)
 			return -EACCES;
 		pd = to_spd(srq->ibsrq.pd);

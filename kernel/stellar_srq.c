@@ -8,6 +8,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "stellar.h"
+#include "stellar_mem.h"
 #include "stellar_transport.h"
 
 /**
@@ -164,17 +165,19 @@ int stellar_srq_take(struct stellar_srq *srq, struct stellar_recv_wqe *wqe)
  * stellar_xrc_srq_get() - look an XRC SRQ up by number, take a reference
  * @sdev: device
  * @srq_num: the number an XRC request names (its XRCETH)
+ * @serial: 0, or the serial the SRQ must have: the one a message or READ
+ *	    began with, since a number is reused once its SRQ is destroyed
  * @xrcd: the XRC domain of the target QP the request came to
  *
  * The reference is taken under the table's lock, as stellar_qp_get()
  * does: destroy erases the SRQ first and then waits for the references.
  *
  * Context: any.
- * Return: the SRQ, or NULL if there is no XRC SRQ of that number in
- * @xrcd; release with stellar_srq_put().
+ * Return: the SRQ, or NULL if there is no XRC SRQ of that number (and
+ * serial) in @xrcd; release with stellar_srq_put().
  */
 struct stellar_srq *stellar_xrc_srq_get(struct stellar_dev *sdev, u32 srq_num,
-					const struct ib_xrcd *xrcd)
+					u64 serial, const struct ib_xrcd *xrcd)
 {
 	struct stellar_srq *srq;
 	unsigned long flags;
@@ -183,6 +186,7 @@ struct stellar_srq *stellar_xrc_srq_get(struct stellar_dev *sdev, u32 srq_num,
 	srq = xa_load(&sdev->srqs, srq_num);
 	if (srq && (srq->ibsrq.srq_type != IB_SRQT_XRC ||
 		    srq->ibsrq.ext.xrc.xrcd != xrcd ||
+		    (serial && srq->serial != serial) ||
 		    !refcount_inc_not_zero(&srq->ref)))
 		srq = NULL;
 	xa_unlock_irqrestore(&sdev->srqs, flags);
@@ -243,6 +247,7 @@ int stellar_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_queue;
 	}
 	srq->limit = attr->srq_limit;
+	srq->serial = atomic64_inc_return(&sdev->mem->next_serial);
 	refcount_set(&srq->ref, 1);
 	init_completion(&srq->released);
 	/* Reserved now, found by number once created (the store below). */

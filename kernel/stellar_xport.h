@@ -238,6 +238,8 @@ struct stellar_swqe {
  * @valid: entry holds a request
  * @xrc_srqn: on an XRC target QP, the XRC SRQ the request named, whose PD
  *	its key belongs to (looked up again for each response)
+ * @xrc_srq_serial: that SRQ's serial, so that another SRQ given its
+ *	number later is not taken for it
  *
  * The responses are sent by the responder work, a few at a time; the
  * entry stays after that, so that a duplicate request is answered again
@@ -258,6 +260,7 @@ struct stellar_resp_res {
 	bool ack_first;
 	bool valid;
 	u32 xrc_srqn;
+	u64 xrc_srq_serial;
 };
 
 /**
@@ -270,6 +273,7 @@ struct stellar_resp_res {
  * @length: WRITE: DMA length from the RETH
  * @status: first local error seen (IB_WC_SUCCESS if none)
  * @xrc_srqn: XRC target QP: the XRC SRQ the message lands in
+ * @xrc_srq_serial: and its serial
  * @rwqe: the receive WQE (SEND, WRITE with immediate)
  */
 struct stellar_resp_msg {
@@ -281,6 +285,7 @@ struct stellar_resp_msg {
 	u32 length;
 	u8 status;
 	u32 xrc_srqn;
+	u64 xrc_srq_serial;
 	struct stellar_recv_wqe rwqe;
 };
 
