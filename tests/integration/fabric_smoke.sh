@@ -12,13 +12,23 @@
 #     counters show the drops;
 #   - stellar, spray_paths 16: ib_write_bw a->b, then ibv_rc_pingpong -c
 #     (data checked) between a and d: the sender uses both uplinks, leaf1
-#     both spines, and b's leaf both of b's downlinks.
-# stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=100mbit timeout=600
+#     both spines, and b's leaf both of b's downlinks;
+#   - OpenMPI over UCX on all four hosts (helpers/fabric_mpi.sh):
+#     MPI_Allreduce with checked results, every host's device takes in
+#     the data its rank needs, a sends on both uplinks.  It runs here, on
+#     the fabric already built, rather than in a test of its own, to spare
+#     make check another boot of five VMs (tests/long/fabric_mpi.sh runs
+#     it alone).
+# stellar-test: vms=4 fabric=2 leaves=2 spines=2 rate=100mbit timeout=900
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
 # shellcheck source=tests/vm/fabric.sh
 . "$STELLAR_REPO/tests/vm/fabric.sh"
+# shellcheck source=tests/integration/helpers/mpi.sh
+. "$STELLAR_REPO/tests/integration/helpers/mpi.sh"
+# shellcheck source=tests/integration/helpers/fabric_mpi.sh
+. "$STELLAR_REPO/tests/integration/helpers/fabric_mpi.sh"
 
 NPORTS=64
 # At least this many packets on every port that must carry a flow.
@@ -122,6 +132,7 @@ check_spray() {
 	stellar_load spray_paths=16
 	rdma link add stellar0 type stellar netdev eth0
 	gid=$(gid_index stellar0 "$FABRIC_IP")
+	STELLAR_GID=$gid
 	barrier stellar-up
 	[ "$STELLAR_ROLE" != a ] || before=$(fabric_cmd stats)
 	for dev in eth0 eth1; do
@@ -158,11 +169,12 @@ check_spray() {
 	fi
 	"$STELLAR_REPO/tools/stellar-tool" paths --device stellar0 >"$STELLAR_OUT/paths.txt"
 	barrier checked
-	rdma link delete stellar0
-	stellar_unload
 }
 
 fabric_up
 check_udp
 check_spray
-log "fabric smoke: ECMP over the spines, a dark link, spray across leaves"
+fabric_mpi_allreduce
+rdma link delete stellar0
+stellar_unload
+log "fabric smoke: ECMP over the spines, a dark link, spray across leaves, MPI"
