@@ -41,6 +41,8 @@
 #   --links N      links between the two VMs (default 1 when vms=2)
 #   --fabric K     put the VMs on a leaf-spine fabric, K uplinks each
 #   --timeout S    test timeout in seconds (guest side; default 300)
+#   --mem MB       memory per VM, over the header's mem= (debug kernels
+#                  whose allocations cost more: scripts/kasan.sh)
 #   --results DIR  where logs go (default tests/vm/.build/results/<stamp>)
 #   -v, --verbose  stream the guests' test output while it runs
 #   -q, --quiet    do not print the test output of passing tests (default)
@@ -58,7 +60,7 @@ set -u
 # shellcheck source=tests/vm/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-OPT_VMS='' OPT_LINKS='' OPT_FABRIC='' OPT_TIMEOUT='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
+OPT_VMS='' OPT_LINKS='' OPT_FABRIC='' OPT_TIMEOUT='' OPT_MEM='' VERBOSE=0 RESULTS='' SCRIPT_ARGS=()
 TAIL_PIDS=() LANE_PIDS=()
 JOBS=${STELLAR_TEST_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
 TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
@@ -217,7 +219,7 @@ run_attempt() {
 	is_number "$timeout" && timeout=$((timeout * TIMEOUT_SCALE))
 	allow_skip=$(header_value "$script" skip no)
 	VM_SMP=$(header_value "$script" smp "$DEFAULT_VM_SMP")
-	VM_MEM=$(header_value "$script" mem "$DEFAULT_VM_MEM")
+	VM_MEM=${OPT_MEM:-$(header_value "$script" mem "$DEFAULT_VM_MEM")}
 	VM_MEMDEBUG=$(header_value "$script" memdebug on)
 	[ "${STELLAR_MEMDEBUG:-0}" = 1 ] && VM_MEMDEBUG=on
 	is_number "$vms" && is_number "$links" && is_number "$timeout" &&
@@ -383,6 +385,7 @@ parse_args() {
 		--fabric) OPT_FABRIC=$2; shift ;;
 		--links) OPT_LINKS=$2; shift ;;
 		--timeout) OPT_TIMEOUT=$2; shift ;;
+		--mem) OPT_MEM=$2; shift ;;
 		--results) RESULTS=$2; shift ;;
 		-v | --verbose) VERBOSE=1 ;;
 		-q | --quiet) VERBOSE=0 ;;
