@@ -63,6 +63,23 @@ run_case() {
 	fi
 }
 
+# resize_under_traffic: the eMTT replaced (RCU) 100 times while the
+# random case runs; its data must stay right.
+resize_under_traffic() {
+	local rc=0 pid size
+
+	"$PROG" -d stellar0 -g "$GID" random >"$STELLAR_OUT/resize.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 25); do
+		for size in 0 2 64 1; do
+			"$TOOL" set --device stellar0 --emtt-cache-size "$size"
+		done
+	done
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "random with the eMTT resized under it: $(cat "$STELLAR_OUT/resize.log")"
+	log "resize: random passed under 100 eMTT replacements"
+}
+
 device_up() {
 	veth_pair veth0 veth0p 10.60.0.1/24 10.60.0.2/24
 	rdma link add stellar0 type stellar netdev veth0
@@ -88,14 +105,23 @@ assert_contains "$(cat /proc/stellar/emtt_stats)" "Entries: 64000" \
 assert_fails sh -c 'echo sometimes > /sys/module/virtio_stellar/parameters/pin_mode'
 
 # Cases named as arguments (tests/vm/run-tests.sh mem_pvdma -- CASE...):
-# those only, then the device goes (for reruns on slow kernels).
+# those only, in that order, then the device goes (for reruns on slow
+# kernels).  Besides pvdma_test's cases: emtt=N sets the eMTT's size
+# (stellar-tool's --emtt-cache-size), resize replaces it under traffic.
 NAMED=()
 for arg in "$@"; do
 	[ -z "$arg" ] || NAMED+=("$arg")
 done
 if [ "${#NAMED[@]}" -gt 0 ]; then
 	for c in "${NAMED[@]}"; do
-		run_case "$c"
+		case "$c" in
+		emtt=*)
+			assert_ok "$TOOL" set --device stellar0 --emtt-cache-size "${c#emtt=}"
+			log "eMTT entries: $(mem_stat emtt_stats Entries)"
+			;;
+		resize) resize_under_traffic ;;
+		*) run_case "$c" ;;
+		esac
 	done
 	device_down
 	rmdir "$CG"
@@ -153,17 +179,7 @@ run_case random
 	fail "no hits with a working set larger than the eMTT"
 run_case rereg_race
 
-# Replacing the table under traffic (RCU): the data stays right.
-rc=0
-"$PROG" -d stellar0 -g "$GID" random >"$STELLAR_OUT/resize.log" 2>&1 &
-pid=$!
-for _ in $(seq 25); do
-	for size in 0 2 64 1; do
-		"$TOOL" set --device stellar0 --emtt-cache-size "$size"
-	done
-done
-wait "$pid" || rc=$?
-[ "$rc" = 0 ] || fail "random with the eMTT resized under it: $(cat "$STELLAR_OUT/resize.log")"
+resize_under_traffic
 log "$(cat /proc/stellar/emtt_stats)"
 log "$(cat /proc/stellar/pvdma_stats)"
 
