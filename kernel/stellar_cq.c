@@ -91,18 +91,20 @@ static bool stellar_cq_should_signal(struct stellar_cq *cq, bool solicited)
 }
 
 /**
- * stellar_cq_post() - add a completion to a CQ and signal its consumer
+ * stellar_cq_post_quiet() - add a completion to a CQ, not yet signalled
  * @cq: the completion queue
  * @cqe: the completion
  * @solicited: the completion is for a message with the solicited event bit
  *
  * A full queue is a consumer error: the completion is lost and the CQ
- * reports IB_EVENT_CQ_ERR once.
+ * reports IB_EVENT_CQ_ERR once.  An armed CQ is disarmed here; the
+ * caller owes its consumer the completion event, stellar_cq_signal().
  *
  * Context: any; takes the CQ lock with interrupts disabled.
+ * Return: true if the completion event is owed.
  */
-void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
-		     bool solicited)
+bool stellar_cq_post_quiet(struct stellar_cq *cq, struct stellar_cqe *cqe,
+			   bool solicited)
 {
 	bool signal = false, overflow = false;
 	unsigned long flags;
@@ -124,8 +126,34 @@ void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
 
 	if (overflow)
 		stellar_cq_overflow(cq);
-	if (signal && cq->ibcq.comp_handler)
+	return signal;
+}
+
+/**
+ * stellar_cq_signal() - the completion event stellar_cq_post_quiet() owed
+ * @cq: the completion queue
+ *
+ * Context: any.
+ */
+void stellar_cq_signal(struct stellar_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/**
+ * stellar_cq_post() - add a completion to a CQ and signal its consumer
+ * @cq: the completion queue
+ * @cqe: the completion
+ * @solicited: the completion is for a message with the solicited event bit
+ *
+ * Context: any; takes the CQ lock with interrupts disabled.
+ */
+void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
+		     bool solicited)
+{
+	if (stellar_cq_post_quiet(cq, cqe, solicited))
+		stellar_cq_signal(cq);
 }
 
 static void stellar_cqe_to_wc(const struct stellar_cqe *cqe, struct ib_wc *wc)

@@ -468,6 +468,42 @@ static u8 stellar_resp_take_wqe(struct stellar_qp_xport *xp)
 	return STELLAR_SYN_OK;
 }
 
+/*
+ * A message's receive completion.  On an RC QP its completion event waits
+ * until the ACK that covers the message has been sent (the end of the
+ * receive work, stellar_resp_signal()), as a NIC acknowledges before the
+ * host sees the completion: a consumer woken earlier could answer, and
+ * its answer overtake the ACK, so that its peer saw the answer arrive
+ * before its own send completed, which programs that share one completion
+ * channel between their send and receive CQs (perftest's -e) wait on
+ * forever.  The CQE itself is written at once.
+ */
+static void stellar_resp_post_cqe(struct stellar_qp_xport *xp,
+				  struct stellar_cqe *cqe, bool solicited)
+{
+	struct stellar_cq *cq = stellar_resp_cq(xp);
+
+	if (!stellar_cq_post_quiet(cq, cqe, solicited))
+		return;
+	if (xp->xrc_srq || stellar_qp_is_ud(xp->qp) ||
+	    xp->qp->ibqp.qp_type == IB_QPT_UC ||
+	    (xp->signal_cq && xp->signal_cq != cq)) {
+		stellar_cq_signal(cq);
+		return;
+	}
+	xp->signal_cq = cq;
+}
+
+/* The completion event stellar_resp_post_cqe() held back, if any. */
+static void stellar_resp_signal(struct stellar_qp_xport *xp)
+{
+	struct stellar_cq *cq = xp->signal_cq;
+
+	xp->signal_cq = NULL;
+	if (cq)
+		stellar_cq_signal(cq);
+}
+
 static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
 				      const struct stellar_pkt *pkt,
 				      u8 opcode, u32 byte_len)
@@ -495,7 +531,7 @@ static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
 	xp->msg.kind = 0;
 	xp->msn++;
 	xp->rq_msgs++;
-	stellar_cq_post(stellar_resp_cq(xp), &cqe, pkt->se);
+	stellar_resp_post_cqe(xp, &cqe, pkt->se);
 }
 
 /*
@@ -1548,6 +1584,7 @@ void stellar_rx_work(struct work_struct *work)
 	mutex_lock(&xp->resp_mutex);
 	more = stellar_resp_stream(xp);
 	stellar_resp_flush_ack(xp);
+	stellar_resp_signal(xp);
 	mutex_unlock(&xp->resp_mutex);
 	if (more)
 		stellar_xport_queue(xp, &xp->resp_work);

@@ -140,6 +140,9 @@ int stellar_rq_take(struct stellar_qp *qp, struct stellar_recv_wqe *wqe);
  */
 void stellar_cq_post(struct stellar_cq *cq, struct stellar_cqe *cqe,
 		     bool solicited);
+bool stellar_cq_post_quiet(struct stellar_cq *cq, struct stellar_cqe *cqe,
+			   bool solicited);
+void stellar_cq_signal(struct stellar_cq *cq);
 
 /* Direction of a memory copy, seen from the MR. */
 enum stellar_copy_dir {

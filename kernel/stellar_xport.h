@@ -475,6 +475,7 @@ struct stellar_qp_cc {
  * @rq_msgs: receive-consuming messages completed (placement header rmsn)
  * @msn: message sequence number
  * @ack_pending: an ACK for win.epsn - 1 is owed
+ * @signal_cq: a receive CQ whose completion event waits for that ACK
  * @nak_sent: a sequence NAK was sent for the current gap
  * @peer_x: the peer offered the stellar extensions: responses accept
  * @newest_psn: PSN of the latest new request packet received (SACKs)
@@ -569,6 +570,7 @@ struct stellar_qp_xport {
 	u32 rq_msgs;
 	u32 msn;
 	bool ack_pending;
+	struct stellar_cq *signal_cq;
 	bool nak_sent;
 	bool peer_x;
 	u32 newest_psn;
