@@ -239,6 +239,16 @@ static void setup(struct ctx *c)
 
 /* ---- operations ----------------------------------------------------- */
 
+/* make kasan's factor for time bounds (STELLAR_TIMEOUT_SCALE), at least 1 */
+static unsigned int timeout_scale(void)
+{
+	const char *env = getenv("STELLAR_TIMEOUT_SCALE");
+	int scale = env ? atoi(env) : 1;
+
+	return scale > 1 ? scale : 1;
+}
+
+/* A completion must come within 30 s (times the slow kernel's factor). */
 static enum ibv_wc_status wait_wc(struct ctx *c)
 {
 	struct timespec t0, now;
@@ -252,7 +262,8 @@ static enum ibv_wc_status wait_wc(struct ctx *c)
 		if (n)
 			return wc.status;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		CHECK(now.tv_sec - t0.tv_sec < 30, "no completion in 30 s");
+		CHECK(now.tv_sec - t0.tv_sec < 30 * timeout_scale(),
+		      "no completion in %u s", 30 * timeout_scale());
 	}
 }
 
@@ -1246,7 +1257,8 @@ static enum ibv_wc_status atomic_write(struct ctx *c, uint64_t raddr,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!(n = ibv_poll_cq(c->cq, 1, &wc))) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		CHECK(now.tv_sec - t0.tv_sec < 30, "no completion in 30 s");
+		CHECK(now.tv_sec - t0.tv_sec < 30 * timeout_scale(),
+		      "no completion in %u s", 30 * timeout_scale());
 	}
 	CHECK(n == 1, "ibv_poll_cq");
 	*opcode = wc.opcode;
@@ -1485,14 +1497,6 @@ static struct ibv_mr *reg_same_index(struct ctx *c, void *buf, size_t len,
 }
 
 /* STELLAR_TIMEOUT_SCALE: how many times slower the guest's kernel runs. */
-static unsigned int timeout_scale(void)
-{
-	const char *env = getenv("STELLAR_TIMEOUT_SCALE");
-	int scale = env ? atoi(env) : 1;
-
-	return scale > 1 ? scale : 1;
-}
-
 static void case_rereg_race(struct ctx *c)
 {
 	struct race r = { .c = c };
