@@ -83,11 +83,7 @@ measure() {
 }
 
 stellar_load
-veth_netns veth0 veth0p peer 10.60.0.1/24 10.60.0.2/24
-rdma link add stellar0 type stellar netdev veth0
-ip netns exec peer rdma link add stellar1 type stellar netdev veth0p
-GID0=$(gid_index stellar0 10.60.0.1)
-GID1=$(ns_gid_index peer stellar1 10.60.0.2)
+stellar_veth_pair
 
 # A first run of each warms the caches and the page allocator.
 local_perf warmup_bw write_bw -s 65536 -n "$BW_ITERS"

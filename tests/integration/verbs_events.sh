@@ -47,20 +47,16 @@ pair() {
 }
 
 stellar_load
-veth_netns veth0 veth0p peer 10.60.0.1/24 10.60.0.2/24
-rdma link add stellar0 type stellar netdev veth0
-ip netns exec peer rdma link add stellar1 type stellar netdev veth0p
-G0=$(gid_index stellar0 10.60.0.1)
-G1=$(ns_gid_index peer stellar1 10.60.0.2)
+stellar_veth_pair
 
-pair send_lat 120 ib_send_lat -d stellar0 -x "$G0" -F -e -s 8 -n 500 -- \
-	ib_send_lat -d stellar1 -x "$G1" -F -e -s 8 -n 500
+pair send_lat 120 ib_send_lat -d stellar0 -x "$GID0" -F -e -s 8 -n 500 -- \
+	ib_send_lat -d stellar1 -x "$GID1" -F -e -s 8 -n 500
 perftest_value "$STELLAR_OUT/send_lat.client.log" 5 >/dev/null
-pair send_bw 120 ib_send_bw -d stellar0 -x "$G0" -F -e -s 4096 -n 500 -- \
-	ib_send_bw -d stellar1 -x "$G1" -F -e -s 4096 -n 500
+pair send_bw 120 ib_send_bw -d stellar0 -x "$GID0" -F -e -s 4096 -n 500 -- \
+	ib_send_bw -d stellar1 -x "$GID1" -F -e -s 4096 -n 500
 perftest_value "$STELLAR_OUT/send_bw.client.log" 4 >/dev/null
-pair pingpong 120 ibv_rc_pingpong -d stellar0 -g "$G0" -e -c -n 500 -- \
-	ibv_rc_pingpong -d stellar1 -g "$G1" -e -c -n 500
+pair pingpong 120 ibv_rc_pingpong -d stellar0 -g "$GID0" -e -c -n 500 -- \
+	ibv_rc_pingpong -d stellar1 -g "$GID1" -e -c -n 500
 assert_contains "$(cat "$STELLAR_OUT/pingpong.client.log")" "500 iters" \
 	"ibv_rc_pingpong -e"
 

@@ -445,6 +445,17 @@ veth_netns() {
 	ip -n "$3" link set lo up
 }
 
+# stellar_veth_pair: two devices in one VM, stellar0 on veth0 (10.60.0.1)
+# in init_net and stellar1 on its peer veth0p (10.60.0.2) in netns "peer";
+# sets GID0 and GID1 to their RoCE v2 GID indexes.
+stellar_veth_pair() {
+	veth_netns veth0 veth0p peer 10.60.0.1/24 10.60.0.2/24
+	rdma link add stellar0 type stellar netdev veth0
+	ip netns exec peer rdma link add stellar1 type stellar netdev veth0p
+	GID0=$(gid_index stellar0 10.60.0.1)
+	GID1=$(ns_gid_index peer stellar1 10.60.0.2)
+}
+
 # --- two-host verbs helpers ------------------------------------------------
 
 # gid_index IBDEV IPV4: index of the RoCE v2 GID ::ffff:IPV4 of port 1,
