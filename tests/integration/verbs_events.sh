@@ -49,13 +49,13 @@ pair() {
 stellar_load
 stellar_veth_pair
 
-pair send_lat 120 ib_send_lat -d stellar0 -x "$GID0" -F -e -s 8 -n 500 -- \
+pair send_lat "$(scaled 120)" ib_send_lat -d stellar0 -x "$GID0" -F -e -s 8 -n 500 -- \
 	ib_send_lat -d stellar1 -x "$GID1" -F -e -s 8 -n 500
 perftest_value "$STELLAR_OUT/send_lat.client.log" 5 >/dev/null
-pair send_bw 120 ib_send_bw -d stellar0 -x "$GID0" -F -e -s 4096 -n 500 -- \
+pair send_bw "$(scaled 120)" ib_send_bw -d stellar0 -x "$GID0" -F -e -s 4096 -n 500 -- \
 	ib_send_bw -d stellar1 -x "$GID1" -F -e -s 4096 -n 500
 perftest_value "$STELLAR_OUT/send_bw.client.log" 4 >/dev/null
-pair pingpong 120 ibv_rc_pingpong -d stellar0 -g "$GID0" -e -c -n 500 -- \
+pair pingpong "$(scaled 120)" ibv_rc_pingpong -d stellar0 -g "$GID0" -e -c -n 500 -- \
 	ibv_rc_pingpong -d stellar1 -g "$GID1" -e -c -n 500
 assert_contains "$(cat "$STELLAR_OUT/pingpong.client.log")" "500 iters" \
 	"ibv_rc_pingpong -e"
