@@ -113,21 +113,34 @@ field() {
 	echo "$2" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
-# bw_start NAME NS DEV GID PORT: ib_write_bw for BW_SECONDS from DEV in NS
-# to stellarS; BW_PIDS[NAME] holds "server client".
-declare -A BW_PIDS HOLD
-bw_start() {
-	local name=$1 ns=$2 dev=$3 gid=$4 port=$5 srv
+# bw_serve NAME PORT SECONDS: the ib_write_bw server of run NAME, in tS.
+# bw_connect NAME NS DEV GID PORT SECONDS: its client, from DEV in NS to
+# stellarS.  BW_PIDS[NAME] holds "server client", BW_DEV[NAME] is DEV.
+# bw_start NAME NS DEV GID PORT: both, for BW_SECONDS.
+declare -A BW_PIDS BW_DEV HOLD
+bw_serve() {
+	local name=$1 port=$2 seconds=$3
 
-	ip netns exec tS timeout $((BW_SECONDS + 180)) ib_write_bw -F \
-		-d stellarS -x "$GS" -p "$port" -D "$BW_SECONDS" \
+	ip netns exec tS timeout $((seconds + 180)) ib_write_bw -F \
+		-d stellarS -x "$GS" -p "$port" -D "$seconds" \
 		>"$STELLAR_OUT/$name-server.log" 2>&1 &
-	srv=$!
+	BW_PIDS[$name]=$!
 	wait_for 60 ns_tcp_listening tS "$port"
-	ip netns exec "$ns" timeout $((BW_SECONDS + 180)) ib_write_bw -F \
-		-d "$dev" -x "$gid" -p "$port" -D "$BW_SECONDS" "$SERVER_IP" \
+}
+
+bw_connect() {
+	local name=$1 ns=$2 dev=$3 gid=$4 port=$5 seconds=$6
+
+	ip netns exec "$ns" timeout $((seconds + 180)) ib_write_bw -F \
+		-d "$dev" -x "$gid" -p "$port" -D "$seconds" "$SERVER_IP" \
 		>"$STELLAR_OUT/$name-client.log" 2>&1 &
-	BW_PIDS[$name]="$srv $!"
+	BW_PIDS[$name]+=" $!"
+	BW_DEV[$name]=$dev
+}
+
+bw_start() {
+	bw_serve "$1" "$5" "$BW_SECONDS"
+	bw_connect "$@" "$BW_SECONDS"
 }
 
 # bw_wait NAME: both ends of bw_start NAME exit 0.
@@ -151,26 +164,33 @@ sent_more() {
 	[ "$(stellar_stat "$1" tx_bytes)" -gt "$2" ]
 }
 
-# rates DEV...: bytes (or, with RATE_OF=tx_packets, packets) per second
-# each DEV sends over SAMPLE_SECONDS, in one window that starts 3 s after
-# every DEV began to send.
+# rates NAME...: bytes (or, with RATE_OF=tx_packets, packets) per second
+# the device of each run NAME sends over SAMPLE_SECONDS, in one window
+# that starts 3 s after every one began to send.  Each run's client must
+# still run when the window closes: a run that ended inside it would
+# read low.
 RATE_OF=tx_bytes
 rates() {
-	local dev t0 t1 out=''
+	local name dev t0 t1 out=''
 	local -A b0
 
-	for dev in "$@"; do
+	for name in "$@"; do
+		dev=${BW_DEV[$name]}
 		wait_for 90 sent_more "$dev" $(($(stellar_stat "$dev" tx_bytes) + (64 << 10)))
 	done
 	sleep 3
 	t0=$(date +%s%N)
-	for dev in "$@"; do
-		b0[$dev]=$(stellar_stat "$dev" "$RATE_OF")
+	for name in "$@"; do
+		b0[$name]=$(stellar_stat "${BW_DEV[$name]}" "$RATE_OF")
 	done
 	sleep "$SAMPLE_SECONDS"
 	t1=$(date +%s%N)
-	for dev in "$@"; do
-		out+="$(( ($(stellar_stat "$dev" "$RATE_OF") - b0[$dev]) * 1000000000 / (t1 - t0) )) "
+	for name in "$@"; do
+		out+="$(( ($(stellar_stat "${BW_DEV[$name]}" "$RATE_OF") - b0[$name]) * 1000000000 / (t1 - t0) )) "
+	done
+	for name in "$@"; do
+		kill -0 "${BW_PIDS[$name]#* }" 2>/dev/null ||
+			fail "$name: ib_write_bw ended before the sample window did; its rate would read low"
 	done
 	echo "${out% }"
 }
@@ -277,7 +297,7 @@ fi
 if part rates; then
 log "rate: stellarA alone, unlimited"
 bw_start a0 tA stellarA "$GA" 18801
-U=$(rates stellarA)
+U=$(rates a0)
 bw_wait a0
 log "stellarA unlimited: $(mib "$U")"
 RATE=$((20 << 20))
@@ -287,7 +307,7 @@ setdev tA stellarA --rate-bytes "$RATE"
 assert_contains "$(cat /proc/stellar/stellarA/limits)" "rate_bytes: $RATE" "limits"
 throttled0=$(stellar_stat stellarA tx_throttled)
 bw_start a1 tA stellarA "$GA" 18802
-R=$(rates stellarA)
+R=$(rates a1)
 bw_wait a1
 log "stellarA limited to $(mib "$RATE"): $(mib "$R")"
 within "$R" "$RATE" 20 ||
@@ -302,7 +322,7 @@ PKTS=$((U / 1100 / 4))
 [ "$PKTS" -ge 100 ] || PKTS=100
 setdev tA stellarA --rate-bytes 0 --rate-pkts "$PKTS"
 bw_start a1p tA stellarA "$GA" 18808
-P=$(RATE_OF=tx_packets rates stellarA)
+P=$(RATE_OF=tx_packets rates a1p)
 bw_wait a1p
 log "stellarA limited to $PKTS packets/s: $P packets/s"
 within "$P" "$PKTS" 20 ||
@@ -311,9 +331,22 @@ setdev tA stellarA --rate-pkts 0
 fi
 
 if part isolation; then
+# bw_pair NAME_A PORT_A NAME_B PORT_B: stellarA's run NAME_A and
+# stellarB's NAME_B at once.  Both servers listen before either client
+# starts, so the two begin to send close together, and they run
+# PAIR_SECONDS: the sample window opens 3 s after the later one began
+# and must close before the earlier one ends.
+PAIR_SECONDS=$((BW_SECONDS + 8))
+bw_pair() {
+	bw_serve "$1" "$2" "$PAIR_SECONDS"
+	bw_serve "$3" "$4" "$PAIR_SECONDS"
+	bw_connect "$1" tA stellarA "$GA" "$2" "$PAIR_SECONDS"
+	bw_connect "$3" tB stellarB "$GB" "$4" "$PAIR_SECONDS"
+}
+
 log "isolation: stellarB alone"
 bw_start b0 tB stellarB "$GB" 18803
-V1=$(rates stellarB)
+V1=$(rates b0)
 bw_wait b0
 log "stellarB alone: $(mib "$V1")"
 
@@ -321,9 +354,8 @@ log "stellarB alone: $(mib "$V1")"
 # flood, which only shows that the tenants share the VM.
 if long_run; then
 log "isolation: stellarB while stellarA floods unlimited"
-bw_start a2 tA stellarA "$GA" 18804
-bw_start b1 tB stellarB "$GB" 18805
-out=$(rates stellarA stellarB)
+bw_pair a2 18804 b1 18805
+out=$(rates a2 b1)
 read -r A2 V2 <<<"$out"
 bw_wait a2
 bw_wait b1
@@ -339,9 +371,8 @@ fi
 log "isolation: stellarB while stellarA floods at a twentieth of that"
 FLOOD=$((V1 / 20))
 setdev tA stellarA --rate-bytes "$FLOOD"
-bw_start a3 tA stellarA "$GA" 18806
-bw_start b2 tB stellarB "$GB" 18807
-out=$(rates stellarA stellarB)
+bw_pair a3 18806 b2 18807
+out=$(rates a3 b2)
 read -r A3 V3 <<<"$out"
 bw_wait a3
 bw_wait b2
