@@ -10,13 +10,17 @@
 # telemetry's cost: ib_write_bw and ib_write_lat with it on and off, in
 # alternating rounds.  Writes markdown tables with ratios to
 # bench/results/latest.md (or --out FILE).  --telemetry-local measures
-# only the telemetry's cost, in one VM with two vCPUs whose two stellar
+# only the telemetry's cost, in one VM with one vCPU whose two stellar
 # devices talk over a veth pair (bench/telemetry-guest.sh): there the
 # CPU is the only limit, and no socket link between QEMU processes adds
-# its run-to-run variation.
+# its run-to-run variation.  With --icount SHIFT that VM counts time by
+# the instructions it executes (qemu -icount shift=SHIFT,sleep=off: one
+# instruction is 2^SHIFT ns), so that its figures measure what the
+# telemetry adds to the CPU's work and not how busy the host is.
 #
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
-#                [--telemetry-only | --telemetry-local] [--out FILE]
+#                [--telemetry-only | --telemetry-local [--icount SHIFT]]
+#                [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -35,10 +39,11 @@ POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
 TELEMETRY_ONLY=0
 TELEMETRY_LOCAL=0
+ICOUNT_SHIFT=''
 GUEST=guest
 
 usage() {
-	sed -n '19,26p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '21,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -67,6 +72,12 @@ parse_args() {
 			TELEMETRY_LOCAL=1
 			GUEST=telemetry-guest
 			;;
+		--icount)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[0-9]$ ]] || die "--icount needs a shift of 0 to 9"
+			ICOUNT_SHIFT=$2
+			shift
+			;;
 		--out)
 			[ $# -ge 2 ] || usage
 			OUT=$2
@@ -87,8 +98,13 @@ parse_args() {
 		# The same number of rounds on both sides (the guest's default
 		# is 7, the host's 3).
 		GUEST_ARGS+=(--telemetry-rounds "$TELEMETRY_ROUNDS")
+		if [ -n "$ICOUNT_SHIFT" ]; then
+			export STELLAR_VM_ICOUNT="shift=$ICOUNT_SHIFT,sleep=off"
+		fi
 		return
 	fi
+	# Two VMs on a socket link keep their clocks apart under -icount.
+	[ -z "$ICOUNT_SHIFT" ] || die "--icount goes with --telemetry-local only"
 	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL")
 }
 
@@ -237,16 +253,22 @@ telemetry_table() {
 
 telemetry_local_table() {
 	echo "Latency telemetry's cost where the CPU is the only limit: one VM,"
-	echo "two vCPUs (server on one, client on the other), stellar0 and"
-	echo "stellar1 joined by a veth pair, no socket link; $TELEMETRY_ROUNDS"
+	echo "one vCPU (server and client share it), stellar0 and stellar1"
+	echo "joined by a veth pair, no socket link; $TELEMETRY_ROUNDS"
 	echo "rounds, off and on alternating in each:"
 	echo
 	echo "| Test | telemetry on, per round | off, per round | median on | median off | on/off | spread on / off |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"
 	telemetry_row write_bw "ib_write_bw 64 KB, MiB/s"
 	telemetry_row cpu_write_bw "ib_write_bw 64 KB, guest CPU s/GB"
-	telemetry_row write_lat "ib_write_lat 8 B, µs (median)"
+	telemetry_row send_lat_ev "ib_send_lat -e 8 B, µs (median)"
 	echo
+	if [ -n "$ICOUNT_SHIFT" ]; then
+		echo "The guest's clock counts instructions (qemu -icount"
+		echo "shift=$ICOUNT_SHIFT,sleep=off): a second is 10^9 / 2^$ICOUNT_SHIFT guest instructions"
+		echo "whatever the host does, so the figures are the guest CPU's work."
+		echo
+	fi
 	echo "The goal (issue 12): on/off at least 0.98 for bandwidth, at most"
 	echo "1.02 for CPU per GB and for latency.  The judgement holds where the"
 	echo "spread of each setting's rounds is small against 2%."
@@ -271,7 +293,7 @@ write_report() {
 		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
 		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
 		if [ "$TELEMETRY_LOCAL" = 1 ]; then
-			echo "Host: $(nproc) CPUs, $(uname -r); guest: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, one VM, 2 vCPUs, ${STELLAR_VM_MEM:-1024} MB, a veth pair (MTU 1500)  "
+			echo "Host: $(nproc) CPUs, $(uname -r); guest: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}${STELLAR_VM_ICOUNT:+ -icount $STELLAR_VM_ICOUNT}, one VM, 1 vCPU, ${STELLAR_VM_MEM:-1024} MB, a veth pair (MTU 1500)  "
 		else
 			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
 		fi

@@ -3,19 +3,22 @@
 # Copyright (c) 2026 The virtio-stellar authors
 #
 # The latency telemetry's cost where the CPU is the only limit, run by
-# bench/run.sh --telemetry-local: one VM with two vCPUs, stellar0 on
+# bench/run.sh --telemetry-local: one VM with one vCPU, stellar0 on
 # veth0 in init_net and stellar1 on its peer in netns "peer", so that no
 # socket link between two QEMU processes (whose timing varies by tens of
-# percent from run to run under TCG) carries the traffic.  The perftest
-# server runs on vCPU 0, the client on vCPU 1.  In each round,
-# latency_telemetry off and on (the order alternating): ib_write_bw
-# 64 KB, with the guest's CPU time per GB moved, and ib_write_lat 8 B.
+# percent from run to run under TCG) carries the traffic.  One vCPU, so
+# that the VM also runs under qemu -icount (bench/run.sh --icount),
+# which hangs at boot with two; server and client share it.  In each
+# round, latency_telemetry off and on (the order alternating):
+# ib_write_bw 64 KB, with the guest's CPU time per GB moved, and
+# ib_send_lat -e 8 B (both sides sleep on completion events: a latency
+# pair that busy-polls would leave the other side no CPU).
 # Writes $STELLAR_OUT/bench.tsv lines as bench/guest.sh does:
-#   tel_on_R|tel_off_R <TAB> write_bw|cpu_write_bw|write_lat <TAB> VALUE
+#   tel_on_R|tel_off_R <TAB> write_bw|cpu_write_bw|send_lat_ev <TAB> VALUE
 #
 # Arguments: [--quick] [--telemetry-rounds N]
 # Without memory debugging: page poisoning costs more than what is measured.
-# stellar-test: vms=1 smp=2 timeout=3000 memdebug=off
+# stellar-test: vms=1 smp=1 timeout=3000 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
@@ -45,20 +48,22 @@ cpu_busy() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
 }
 
-# local_perf NAME TEST ARGS...: ib_TEST server on vCPU 0 with stellar0,
-# client on vCPU 1 with stellar1 in netns peer; the client's log is
-# $STELLAR_OUT/NAME.log.
+# local_perf NAME TEST ARGS...: ib_TEST server with stellar0, client
+# with stellar1 in netns peer, both with the words of $EVENTS (-e or
+# none) and ARGS; the client's log is $STELLAR_OUT/NAME.log.
 local_perf() {
 	local name=$1 test=$2 srv_pid rc=0 srv_rc=0
 
 	shift 2
 	PORT=$((PORT + 1))
-	taskset -c 0 "ib_$test" -d stellar0 -x "$GID0" -p "$PORT" -F "$@" \
+	# shellcheck disable=SC2086 # $EVENTS is words
+	"ib_$test" -d stellar0 -x "$GID0" -p "$PORT" -F $EVENTS "$@" \
 		>"$STELLAR_OUT/$name.srv.log" 2>&1 &
 	srv_pid=$!
 	wait_for 20 tcp_listening "$PORT"
-	ip netns exec peer taskset -c 1 timeout 300 "ib_$test" -d stellar1 \
-		-x "$GID1" -p "$PORT" -F "$@" 10.60.0.1 \
+	# shellcheck disable=SC2086 # $EVENTS is words
+	ip netns exec peer timeout 300 "ib_$test" -d stellar1 \
+		-x "$GID1" -p "$PORT" -F $EVENTS "$@" 10.60.0.1 \
 		>"$STELLAR_OUT/$name.log" 2>&1 || rc=$?
 	wait "$srv_pid" || srv_rc=$?
 	[ "$rc" = 0 ] || fail "$name: ib_$test client exited with $rc: $(tail -5 "$STELLAR_OUT/$name.log")"
@@ -70,15 +75,15 @@ measure() {
 	local config=$1 busy value
 
 	busy=$(cpu_busy)
-	local_perf "${config}_write_bw" write_bw -s 65536 -n "$BW_ITERS"
+	EVENTS='' local_perf "${config}_write_bw" write_bw -s 65536 -n "$BW_ITERS"
 	busy=$(($(cpu_busy) - busy))
 	value=$(perftest_value "$STELLAR_OUT/${config}_write_bw.log" 4)
 	record "$config" write_bw "$value" MiB/s
 	record "$config" cpu_write_bw "$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" \
 		-v n=$((65536 * BW_ITERS)) 'BEGIN { printf "%.2f", b / hz / (n / 1e9) }')" s/GB
-	local_perf "${config}_write_lat" write_lat -s 8 -n "$LAT_ITERS"
-	record "$config" write_lat \
-		"$(perftest_value "$STELLAR_OUT/${config}_write_lat.log" 5)" usec
+	EVENTS=-e local_perf "${config}_send_lat_ev" send_lat -s 8 -n "$LAT_ITERS"
+	record "$config" send_lat_ev \
+		"$(perftest_value "$STELLAR_OUT/${config}_send_lat_ev.log" 5)" usec
 	log "$config: $(awk -F '\t' -v c="$config" '$1 == c { printf "%s %s %s; ", $2, $3, $4 }' "$TSV")"
 }
 
@@ -86,7 +91,7 @@ stellar_load
 stellar_veth_pair
 
 # A first run of each warms the caches and the page allocator.
-local_perf warmup_bw write_bw -s 65536 -n "$BW_ITERS"
+EVENTS='' local_perf warmup_bw write_bw -s 65536 -n "$BW_ITERS"
 for round in $(seq "$ROUNDS"); do
 	order="off on"
 	[ $((round % 2)) = 0 ] && order="on off"

@@ -15,6 +15,8 @@
 #                       memdebug=off
 #   STELLAR_VM_ACCEL    qemu accelerator (default tcg)
 #   STELLAR_VM_CPU      qemu -cpu model (default max,-erms,-fsrm; see below)
+#   STELLAR_VM_ICOUNT   qemu -icount options (default none): guest time
+#                       from the instruction count, for CPU-bound benches
 #   STELLAR_VM_BUILD    build/cache dir (default tests/vm/.build)
 #   STELLAR_PORT_BASE   first UDP port of the inter-VM links (default
 #                       derived from the runner's PID)
@@ -37,6 +39,7 @@ VM_ACCEL=${STELLAR_VM_ACCEL:-tcg}
 # way, 4-5 times slower here than with the "rep movsq" it uses without
 # them (dd from /dev/zero: 4.4 s against 0.9 s for 3 GB).
 VM_CPU=${STELLAR_VM_CPU:-max,-erms,-fsrm}
+VM_ICOUNT=${STELLAR_VM_ICOUNT:-}
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
 
@@ -264,6 +267,7 @@ vm_qemu_args() {
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=share,mount_tag=stellar
+	[ -z "$VM_ICOUNT" ] || printf '%s\n' -icount "$VM_ICOUNT"
 	if [ "$console" = stdio ]; then
 		printf '%s\n' -serial mon:stdio
 	else
