@@ -113,14 +113,14 @@ static struct stellar_lat_slot *stellar_lat_slot(struct stellar_qp_lat *lat,
 	return &lat->slot[index & (lat->entries - 1)];
 }
 
-/* One sample of @seg, into the QP's and the device's histograms. */
-static void stellar_lat_record(struct stellar_qp_xport *xp,
-			       enum stellar_lat_seg seg, u64 ns)
+/* One sample of @seg, in @bucket, into the QP's and device's histograms. */
+static void stellar_lat_record_at(struct stellar_qp_xport *xp,
+				  enum stellar_lat_seg seg, u32 bucket, u64 ns)
 {
 	struct stellar_lat_pcpu __percpu *pcpu = xp->sdev->lat->pcpu;
 
-	stellar_lat_hist_add(&xp->lat->seg[seg], ns);
-	this_cpu_inc(pcpu->seg[seg].bucket[stellar_lat_bucket(ns)]);
+	stellar_lat_hist_add_at(&xp->lat->seg[seg], bucket, ns);
+	this_cpu_inc(pcpu->seg[seg].bucket[bucket]);
 	this_cpu_add(pcpu->seg[seg].sum_ns, ns);
 }
 
@@ -133,9 +133,10 @@ static void stellar_lat_record_req(struct stellar_qp_xport *xp,
 {
 	struct stellar_lat_pcpu __percpu *pcpu = xp->sdev->lat->pcpu;
 	u32 class = stellar_lat_size_class(stellar_swqe_at(xp, index)->length);
+	u32 bucket = stellar_lat_bucket(ns);
 
-	stellar_lat_record(xp, seg, ns);
-	this_cpu_inc(pcpu->size[seg][class].bucket[stellar_lat_bucket(ns)]);
+	stellar_lat_record_at(xp, seg, bucket, ns);
+	this_cpu_inc(pcpu->size[seg][class].bucket[bucket]);
 	this_cpu_add(pcpu->size[seg][class].sum_ns, ns);
 }
 
@@ -336,13 +337,14 @@ void stellar_lat_rx_stamp(struct sk_buff *skb)
  */
 void stellar_lat_rx_done(struct stellar_qp_xport *xp, u64 arrived_ns)
 {
-	u64 now;
+	u64 now, ns;
 
 	if (!arrived_ns || !stellar_lat_enabled())
 		return;
 	now = ktime_get_ns();
-	stellar_lat_record(xp, STELLAR_LAT_SEG_RESPONDER,
-			   now > arrived_ns ? now - arrived_ns : 0);
+	ns = now > arrived_ns ? now - arrived_ns : 0;
+	stellar_lat_record_at(xp, STELLAR_LAT_SEG_RESPONDER,
+			      stellar_lat_bucket(ns), ns);
 }
 
 /**
@@ -363,17 +365,18 @@ void stellar_lat_path_rtt(struct stellar_qp_xport *xp, u32 path, u32 rtt_us,
 	struct stellar_lat_path *p;
 	struct stellar_lat_burst *b;
 	u64 rtt_ns = (u64)rtt_us * NSEC_PER_USEC;
-	u32 excess, max;
+	u32 bucket, excess, max;
 
 	if (!stellar_lat_enabled() || path >= STELLAR_SPRAY_MAX_PATHS ||
 	    !rtt_us)
 		return;
+	bucket = stellar_lat_bucket(rtt_ns);
 	qp_paths = rcu_dereference_protected(xp->lat->paths,
 					     lockdep_is_held(&xp->req_mutex));
 	if (qp_paths && path < qp_paths->nr)
-		stellar_lat_hist_add(&qp_paths->hist[path], rtt_ns);
+		stellar_lat_hist_add_at(&qp_paths->hist[path], bucket, rtt_ns);
 	p = &xp->sdev->lat->path[path];
-	atomic64_inc(&p->bucket[stellar_lat_bucket(rtt_ns)]);
+	atomic64_inc(&p->bucket[bucket]);
 	atomic64_add(rtt_ns, &p->sum_ns);
 	excess = stellar_spray_queue_delay_us(&xp->rc->spray, path, rtt_us, now_us);
 	if (excess <= READ_ONCE(stellar_lat_burst_us))

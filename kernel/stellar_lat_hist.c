@@ -6,21 +6,9 @@
  */
 #include "stellar_lat_hist.h"
 
-/* Position of the highest set bit, 1-based; 0 for 0. */
-static u32 stellar_lat_fls64(u64 x)
-{
-	u32 n = 0;
-
-	while (x) {
-		n++;
-		x >>= 1;
-	}
-	return n;
-}
-
 u32 stellar_lat_bucket(u64 ns)
 {
-	u32 bits = stellar_lat_fls64(ns >> STELLAR_LAT_MIN_SHIFT);
+	u32 bits = fls64(ns >> STELLAR_LAT_MIN_SHIFT);
 
 	return bits < STELLAR_LAT_BUCKETS ? bits : STELLAR_LAT_BUCKETS - 1;
 }
@@ -55,8 +43,7 @@ u32 stellar_lat_size_class(u64 bytes)
 
 void stellar_lat_hist_add(struct stellar_lat_hist *h, u64 ns)
 {
-	h->bucket[stellar_lat_bucket(ns)]++;
-	h->sum_ns += ns;
+	stellar_lat_hist_add_at(h, stellar_lat_bucket(ns), ns);
 }
 
 u64 stellar_lat_count(const u64 *bucket, u32 nr)

@@ -46,6 +46,14 @@ u32 stellar_lat_size_class(u64 bytes);
 /* Count a sample of @ns nanoseconds into @h. */
 void stellar_lat_hist_add(struct stellar_lat_hist *h, u64 ns);
 
+/* Count a sample of @ns nanoseconds, in bucket @b, into @h. */
+static inline void stellar_lat_hist_add_at(struct stellar_lat_hist *h, u32 b,
+					   u64 ns)
+{
+	h->bucket[b]++;
+	h->sum_ns += ns;
+}
+
 /* Samples in @nr buckets of @bucket. */
 u64 stellar_lat_count(const u64 *bucket, u32 nr);
 

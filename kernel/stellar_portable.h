@@ -16,6 +16,7 @@
 
 #include <linux/types.h>
 #include <linux/bitfield.h>
+#include <linux/bitops.h>
 #include <linux/string.h>
 #include <linux/kernel.h>
 #include <linux/crc32.h>

@@ -62,6 +62,12 @@ typedef uint64_t __le64;
 #define GENMASK_ULL(h, l) \
 	((~0ULL << (l)) & (~0ULL >> (63 - (h))))
 
+/* linux/bitops.h: the 1-based index of the highest set bit, 0 for 0. */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
 #define U8_MAX		((u8)~0U)
 #define U16_MAX		((u16)~0U)
 #define U32_MAX		((u32)~0U)
