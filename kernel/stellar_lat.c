@@ -219,7 +219,7 @@ void stellar_lat_resent(struct stellar_qp_xport *xp)
 void stellar_lat_fetched(struct stellar_qp_xport *xp, u32 index)
 {
 	struct stellar_lat_slot *slot = stellar_lat_slot(xp->lat, index);
-	u64 now, db_ns;
+	u64 db_ns;
 
 	slot->sent_ns = 0;
 	slot->done_ns = 0;
@@ -227,16 +227,17 @@ void stellar_lat_fetched(struct stellar_qp_xport *xp, u32 index)
 		slot->posted_ns = 0;
 		return;
 	}
-	now = ktime_get_ns();
-	db_ns = now;
+	db_ns = 0;
 	if (READ_ONCE(slot->db_index) == index) {
 		/* the index before the time it vouches for */
 		smp_rmb();
 		db_ns = READ_ONCE(slot->db_ns);
-		if (!db_ns || db_ns > now)
-			db_ns = now;
 	}
-	slot->posted_ns = db_ns;
+	/*
+	 * A doorbell's stamp is never ahead of the clock; stellar_lat_sent()
+	 * clamps at 0 all the same.  Only an unstamped WQE needs a clock read.
+	 */
+	slot->posted_ns = db_ns ?: ktime_get_ns();
 }
 
 /**
