@@ -164,8 +164,24 @@ bw_wait() {
 }
 
 # lat_typical NAME PORT: stellarB's ib_write_lat to stellarS (64 bytes,
-# 3000 iterations); prints its typical (median) latency in us.
+# 3000 iterations); prints its typical (median) latency in us.  perftest
+# sometimes prints "inf" for every figure when its CPU clock estimate
+# fails on a busy VM: then the run is made once more, on PORT + 100.
 lat_typical() {
+	local name=$1 v
+
+	v=$(lat_run "$name" "$2")
+	if ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'; then
+		log "$name: ib_write_lat printed '$v'; once more" >&2
+		name=$1-again
+		lat_run "$name" $(($2 + 100)) >/dev/null
+	fi
+	perftest_value "$STELLAR_OUT/$name-client.log" 5
+}
+
+# lat_run NAME PORT: one ib_write_lat run for lat_typical; prints its
+# typical figure as perftest printed it.
+lat_run() {
 	local name=$1 port=$2 srv rc=0
 
 	ip netns exec tS timeout 300 ib_write_lat -F -d stellarS -x "$GS" \
@@ -177,7 +193,7 @@ lat_typical() {
 		>"$STELLAR_OUT/$name-client.log" 2>&1 || rc=$?
 	wait "$srv" || rc=$?
 	[ "$rc" = 0 ] || fail "$name: ib_write_lat exited with $rc:"$'\n'"$(tail -5 "$STELLAR_OUT/$name-server.log" "$STELLAR_OUT/$name-client.log")"
-	perftest_value "$STELLAR_OUT/$name-client.log" 5
+	perftest_result "$STELLAR_OUT/$name-client.log" | awk '{ print $5 }'
 }
 
 # sent_more DEV BYTES: DEV's tx_bytes passed BYTES.
@@ -211,7 +227,7 @@ rates() {
 	done
 	for name in "$@"; do
 		kill -0 "${BW_PIDS[$name]#* }" 2>/dev/null ||
-			fail "$name: ib_write_bw ended before the sample window did; its rate would read low"
+			fail "$name: its perftest run ended before the sample window did; its rate would read low"
 	done
 	echo "${out% }"
 }
@@ -406,7 +422,7 @@ setdev tA stellarA --rate-bytes "$FLOOD"
 # limit can give back.  Events rule out perftest's duration mode: it
 # posts as many 64 KiB sends as the limit lets through in PAIR_SECONDS.
 FLOOD_TOOL="ib_send_bw -e"
-FLOOD_FOR="-n $((FLOOD * PAIR_SECONDS / 65536))"
+FLOOD_FOR="-n $((FLOOD * PAIR_SECONDS / 65536 + 1))"
 bw_pair a3 18806 b2 18807
 out=$(rates a3 b2)
 read -r A3 V3 <<<"$out"
@@ -416,8 +432,8 @@ log "stellarA limited to $(mib "$FLOOD"): $(mib "$A3"), stellarB: $(mib "$V3") (
 within "$A3" "$FLOOD" 20 ||
 	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
 # Under TCG the tenants share the VM's two vCPUs, and stellarB's rate,
-# alone or not, varies by a quarter from run to run: four runs gave
-# 101%, 92%, 71% and 52% of its rate alone (issue 15's 80% not always).
+# alone or not, varies by a quarter from run to run: five runs gave
+# 101%, 99%, 92%, 71% and 52% of its rate alone (issue 15's 80% not always).
 [ $((V3 * 100)) -ge $((V1 * 40)) ] ||
 	fail "stellarB got $(mib "$V3") beside a flood limited to $(mib "$FLOOD"), $(mib "$V1") alone"
 ! long_run ||
@@ -425,15 +441,16 @@ within "$A3" "$FLOOD" 20 ||
 
 log "isolation: stellarB's latency alone and beside the limited flood"
 L1=$(lat_typical b0lat 18809)
-FLOOD_FOR="-n $((FLOOD * 12 / 65536))" flood_start a4 18810
+# (30 s of flood: it must outlast both ends of ib_write_lat starting)
+FLOOD_FOR="-n $((FLOOD * 30 / 65536 + 1))" flood_start a4 18810
 wait_for 90 sent_more stellarA $(($(stellar_stat stellarA tx_bytes) + (64 << 10)))
 L3=$(lat_typical b3lat 18811)
 kill -0 "${BW_PIDS[a4]#* }" 2>/dev/null ||
 	fail "a4: the flood ended before stellarB's ib_write_lat did"
 bw_wait a4
 log "stellarB's ib_write_lat typical: alone $L1 us, beside the flood $L3 us"
-# The same runs measured 23%, 12%, 16% and 42% more (issue 15's 20% not
-# always): assert that the flood does not double it.
+# The same runs measured +23%, -3%, +12%, +16% and +42% (issue 15's 20%
+# not always): assert that the flood does not double it.
 awk -v a="$L1" -v b="$L3" 'BEGIN { exit !(b < 2 * a) }' ||
 	fail "stellarB's ib_write_lat beside a flood limited to $(mib "$FLOOD") is $L3 us, alone $L1 us"
 setdev tA stellarA --rate-bytes 0
