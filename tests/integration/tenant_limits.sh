@@ -21,15 +21,15 @@
 #     unlimited rate if the VM is slower) and tx_throttled grows; its
 #     tx_packets rate within 20% of rate-pkts (a quarter of its unlimited
 #     packet rate);
-#   - isolation: stellarB's ib_write_bw rate alone; beside an unlimited
-#     flood from stellarA the two together get less than 125% of it (they
-#     do share the VM, so a flood takes from the other tenant; not in make
-#     check's short form, lib.sh long_run); with stellarA limited to a
-#     twentieth of it and flooding with ib_send_bw -e, stellarA stays
-#     within 20% of its limit, stellarB keeps at least 40% of its rate
-#     alone and its ib_write_lat median does not double (issue 15 asks
-#     for 20%; the ratios are logged: two vCPUs under TCG vary more than
-#     that from run to run);
+#   - isolation: in one ib_write_bw run of stellarB, its rate alone,
+#     beside a flood from stellarA limited to a twentieth of that (ib_send_bw
+#     -e), and alone again: stellarA stays within 20% of its limit and
+#     stellarB keeps at least 70% of the mean of its two rates alone; its
+#     ib_write_lat median beside the flood, taken from three runs
+#     alternating with three alone, is at most 120% of its median alone.  Beside an unlimited flood the two get
+#     less than 125% of stellarB's rate alone (they do share the VM, so
+#     such a flood takes from the other tenant; not in make check's short
+#     form, lib.sh long_run);
 #   - visibility: while each tenant holds an MR, "rdma resource show
 #     qp|mr", "rdma statistic show", stellar-tool and, for a user there,
 #     /proc/stellar (devices, pvdma_stats, the device files) in each
@@ -53,6 +53,17 @@ BW_SECONDS=25
 # the first bytes, then SAMPLE_SECONDS) still ends well before them.
 long_run || BW_SECONDS=14
 SAMPLE_SECONDS=8
+# stellarB's one run in the isolation part: three sample windows, with
+# stellarA's limited flood (FLOOD_SECONDS long) started after the first.
+FLOOD_SECONDS=20
+ISO_SECONDS=80
+# Issue 15 asks that stellarB keep its rate and latency alone within 20%
+# beside the limited flood.  The latency holds that in every run (-5% to
+# +11%), the rate in most (78-102% of alone in six runs, mean 90%: the
+# flood's packets cost the VM's CPU, which the tenants share); the test
+# asserts 70% and logs the ratio.
+ISO_MIN_PERCENT=70
+ISO_MAX_LAT_PERCENT=120
 
 # tenant DEV NS IP: a veth from br0 into NS, stellar device DEV on it in NS.
 tenant() {
@@ -118,13 +129,16 @@ field() {
 # bw_connect NAME NS DEV GID PORT SECONDS: its client, from DEV in NS to
 # stellarS.  BW_PIDS[NAME] holds "server client", BW_DEV[NAME] is DEV.
 # bw_start NAME NS DEV GID PORT: both, for BW_SECONDS.
+# Servers run on vCPU 0 and clients on vCPU 1, as lat_run's do: left to
+# the scheduler, stellarB's ib_write_lat alone gave 165 us in one run and
+# 305 us in the next; pinned, its runs agree within a fifth.
 declare -A BW_PIDS BW_DEV HOLD
 BW_TOOL=ib_write_bw
 bw_serve() {
 	local name=$1 port=$2 seconds=$3
 
 	# shellcheck disable=SC2086 # $BW_TOOL is words
-	ip netns exec tS timeout $((seconds + 180)) $BW_TOOL -F \
+	ip netns exec tS timeout $((seconds + 180)) taskset -c 0 $BW_TOOL -F \
 		-d stellarS -x "$GS" -p "$port" ${BW_FOR:--D $seconds} \
 		>"$STELLAR_OUT/$name-server.log" 2>&1 &
 	BW_PIDS[$name]=$!
@@ -135,7 +149,7 @@ bw_connect() {
 	local name=$1 ns=$2 dev=$3 gid=$4 port=$5 seconds=$6
 
 	# shellcheck disable=SC2086 # $BW_TOOL is words
-	ip netns exec "$ns" timeout $((seconds + 180)) $BW_TOOL -F \
+	ip netns exec "$ns" timeout $((seconds + 180)) taskset -c 1 $BW_TOOL -F \
 		-d "$dev" -x "$gid" -p "$port" ${BW_FOR:--D $seconds} "$SERVER_IP" \
 		>"$STELLAR_OUT/$name-client.log" 2>&1 &
 	BW_PIDS[$name]+=" $!"
@@ -184,11 +198,11 @@ lat_typical() {
 lat_run() {
 	local name=$1 port=$2 srv rc=0
 
-	ip netns exec tS timeout 300 ib_write_lat -F -d stellarS -x "$GS" \
+	ip netns exec tS timeout 300 taskset -c 0 ib_write_lat -F -d stellarS -x "$GS" \
 		-p "$port" -s 64 -n 3000 >"$STELLAR_OUT/$name-server.log" 2>&1 &
 	srv=$!
 	wait_for 60 ns_tcp_listening tS "$port"
-	ip netns exec tB timeout 300 ib_write_lat -F -d stellarB -x "$GB" \
+	ip netns exec tB timeout 300 taskset -c 1 ib_write_lat -F -d stellarB -x "$GB" \
 		-p "$port" -s 64 -n 3000 "$SERVER_IP" \
 		>"$STELLAR_OUT/$name-client.log" 2>&1 || rc=$?
 	wait "$srv" || rc=$?
@@ -368,32 +382,95 @@ setdev tA stellarA --rate-pkts 0
 fi
 
 if part isolation; then
-# bw_pair NAME_A PORT_A NAME_B PORT_B: stellarA's run NAME_A (FLOOD_TOOL,
-# for FLOOD_FOR if set) and stellarB's ib_write_bw NAME_B at once.  Both
-# servers listen before either client starts, so the two begin to send
-# close together, and they run PAIR_SECONDS: the sample window opens 3 s
-# after the later one began and must close before the earlier one ends.
-# flood_start NAME PORT: stellarA's run NAME alone.
+# bw_pair NAME_A PORT_A NAME_B PORT_B: stellarA's ib_write_bw NAME_A and
+# stellarB's NAME_B at once.  Both servers listen before either client
+# starts, so the two begin to send close together, and they run
+# PAIR_SECONDS: the sample window opens 3 s after the later one began and
+# must close before the earlier one ends.
 PAIR_SECONDS=$((BW_SECONDS + 8))
-FLOOD_TOOL=ib_write_bw
-FLOOD_FOR=
 bw_pair() {
-	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR bw_serve "$1" "$2" "$PAIR_SECONDS"
+	bw_serve "$1" "$2" "$PAIR_SECONDS"
 	bw_serve "$3" "$4" "$PAIR_SECONDS"
-	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR \
-		bw_connect "$1" tA stellarA "$GA" "$2" "$PAIR_SECONDS"
+	bw_connect "$1" tA stellarA "$GA" "$2" "$PAIR_SECONDS"
 	bw_connect "$3" tB stellarB "$GB" "$4" "$PAIR_SECONDS"
 }
 
-flood_start() {
-	BW_TOOL=$FLOOD_TOOL BW_FOR=$FLOOD_FOR bw_start "$1" tA stellarA "$GA" "$2"
+# limited_flood NAME PORT SECONDS: stellarA's flood at its rate limit
+# FLOOD, about SECONDS long.  It waits for completion events instead of
+# busy-polling its CQ: on a host a tenant's CPUs are its own, but in this
+# VM a polling flooder takes one of the two vCPUs from stellarB, which no
+# transmit limit can give back.  Events rule out perftest's duration
+# mode: it posts as many 64 KiB sends as the limit lets through in
+# SECONDS, and has begun to send when this returns.
+limited_flood() {
+	BW_TOOL="ib_send_bw -e" BW_FOR="-n $((FLOOD * $3 / 65536 + 1))" \
+		bw_start "$1" tA stellarA "$GA" "$2"
+	wait_for 90 sent_more stellarA $(($(stellar_stat stellarA tx_bytes) + (64 << 10)))
 }
 
-log "isolation: stellarB alone"
-bw_start b0 tB stellarB "$GB" 18803
+# flood_stop NAME: end limited_flood NAME's two processes, whose run was
+# sized to outlast what it floods beside.
+flood_stop() {
+	local pid
+
+	# shellcheck disable=SC2086 # two PIDs
+	kill ${BW_PIDS[$1]} 2>/dev/null || true
+	for pid in ${BW_PIDS[$1]}; do
+		wait "$pid" 2>/dev/null || true
+	done
+}
+
+# median A B C: the middle of three numbers.
+median() {
+	printf '%s\n' "$@" | sort -g | sed -n 2p
+}
+
+# stellarB's rate alone varies by a quarter from one ib_write_bw run to
+# the next on two TCG vCPUs, more than the 20% to be judged.  So one run
+# of stellarB gives all three figures: its rate alone, beside stellarA's
+# limited flood, and alone again once the flood is over; the flood is
+# judged against the mean of the two windows alone.
+log "isolation: one run of stellarB, alone, beside a limited flood, alone"
+bw_serve b0 18803 "$ISO_SECONDS"
+bw_connect b0 tB stellarB "$GB" 18803 "$ISO_SECONDS"
 V1=$(rates b0)
-bw_wait b0
 log "stellarB alone: $(mib "$V1")"
+FLOOD=$((V1 / 20))
+setdev tA stellarA --rate-bytes "$FLOOD"
+limited_flood a3 18806 "$FLOOD_SECONDS"
+out=$(rates a3 b0)
+read -r A3 V3 <<<"$out"
+bw_wait a3
+V4=$(rates b0)
+bw_wait b0
+VA=$(((V1 + V4) / 2))
+log "stellarB alone $(mib "$V1"), beside stellarA limited to $(mib "$FLOOD") (which sent $(mib "$A3")) $(mib "$V3"), alone again $(mib "$V4"): $((V3 * 100 / VA))% of its rate alone"
+within "$A3" "$FLOOD" 20 ||
+	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
+[ $((V3 * 100)) -ge $((VA * ISO_MIN_PERCENT)) ] ||
+	fail "stellarB got $(mib "$V3") beside a flood limited to $(mib "$FLOOD"), $(mib "$VA") alone"
+
+# The same for latency.  Two ib_write_lat runs in a row, both alone,
+# differ by up to a third under TCG, so three runs alone alternate with
+# three beside the limited flood, and the medians of the two sets are
+# compared.
+log "isolation: stellarB's latency, alone and beside the limited flood, three times"
+LAT_ALONE=() LAT_BESIDE=()
+for i in 1 2 3; do
+	LAT_ALONE+=("$(lat_typical "b${i}lat" $((18820 + i)))")
+	# (30 s of flood: it must outlast both ends of ib_write_lat starting)
+	limited_flood "a4_$i" $((18830 + i)) 30
+	LAT_BESIDE+=("$(lat_typical "b${i}flood_lat" $((18840 + i)))")
+	kill -0 "${BW_PIDS[a4_$i]#* }" 2>/dev/null ||
+		fail "a4_$i: the flood ended before stellarB's ib_write_lat did"
+	flood_stop "a4_$i"
+done
+LA=$(median "${LAT_ALONE[@]}")
+LF=$(median "${LAT_BESIDE[@]}")
+log "stellarB's ib_write_lat typical: alone ${LAT_ALONE[*]} us (median $LA), beside the flood ${LAT_BESIDE[*]} us (median $LF): $(awk -v a="$LA" -v b="$LF" 'BEGIN { printf "%+.0f%%", (b / a - 1) * 100 }')"
+awk -v a="$LA" -v b="$LF" -v p="$ISO_MAX_LAT_PERCENT" 'BEGIN { exit !(b * 100 <= a * p) }' ||
+	fail "stellarB's ib_write_lat beside a flood limited to $(mib "$FLOOD") is $LF us, alone $LA us (medians of three)"
+setdev tA stellarA --rate-bytes 0
 
 # make check's short form (lib.sh long_run) leaves out the unlimited
 # flood, which only shows that the tenants share the VM.
@@ -404,56 +481,14 @@ out=$(rates a2 b1)
 read -r A2 V2 <<<"$out"
 bw_wait a2
 bw_wait b1
-log "stellarA unlimited: $(mib "$A2"), stellarB: $(mib "$V2")"
+log "stellarA unlimited: $(mib "$A2"), stellarB: $(mib "$V2") (beside the limited flood $(mib "$V3"))"
 # Which of two equal flows wins the VM's CPU varies; that they share it
 # does not: together they get little more than one alone.
-[ $(((A2 + V2) * 100)) -lt $((V1 * 125)) ] ||
-	fail "stellarA and stellarB sent $(mib "$A2") and $(mib "$V2") at once, $(mib "$V1") alone: they share nothing, the test shows no isolation"
-[ $((V2 * 100)) -lt $((V1 * 80)) ] ||
+[ $(((A2 + V2) * 100)) -lt $((VA * 125)) ] ||
+	fail "stellarA and stellarB sent $(mib "$A2") and $(mib "$V2") at once, $(mib "$VA") alone: they share nothing, the test shows no isolation"
+[ $((V2 * 100)) -lt $((VA * 80)) ] ||
 	log "(stellarB won the CPU from the unlimited flood this time)"
 fi
-
-log "isolation: stellarB while stellarA floods at a twentieth of that"
-FLOOD=$((V1 / 20))
-setdev tA stellarA --rate-bytes "$FLOOD"
-# The limited flood waits for completion events instead of busy-polling
-# its CQ: on a host a tenant's CPUs are its own, but in this VM a polling
-# flooder takes one of the two vCPUs from stellarB, which no transmit
-# limit can give back.  Events rule out perftest's duration mode: it
-# posts as many 64 KiB sends as the limit lets through in PAIR_SECONDS.
-FLOOD_TOOL="ib_send_bw -e"
-FLOOD_FOR="-n $((FLOOD * PAIR_SECONDS / 65536 + 1))"
-bw_pair a3 18806 b2 18807
-out=$(rates a3 b2)
-read -r A3 V3 <<<"$out"
-bw_wait a3
-bw_wait b2
-log "stellarA limited to $(mib "$FLOOD"): $(mib "$A3"), stellarB: $(mib "$V3") ($((V3 * 100 / V1))% of its rate alone)"
-within "$A3" "$FLOOD" 20 ||
-	fail "stellarA sent $(mib "$A3") with rate-bytes $(mib "$FLOOD")"
-# Under TCG the tenants share the VM's two vCPUs, and stellarB's rate,
-# alone or not, varies by a quarter from run to run: five runs gave
-# 101%, 99%, 92%, 71% and 52% of its rate alone (issue 15's 80% not always).
-[ $((V3 * 100)) -ge $((V1 * 40)) ] ||
-	fail "stellarB got $(mib "$V3") beside a flood limited to $(mib "$FLOOD"), $(mib "$V1") alone"
-! long_run ||
-	log "stellarB beside the unlimited flood $(mib "$V2"), beside the limited one $(mib "$V3")"
-
-log "isolation: stellarB's latency alone and beside the limited flood"
-L1=$(lat_typical b0lat 18809)
-# (30 s of flood: it must outlast both ends of ib_write_lat starting)
-FLOOD_FOR="-n $((FLOOD * 30 / 65536 + 1))" flood_start a4 18810
-wait_for 90 sent_more stellarA $(($(stellar_stat stellarA tx_bytes) + (64 << 10)))
-L3=$(lat_typical b3lat 18811)
-kill -0 "${BW_PIDS[a4]#* }" 2>/dev/null ||
-	fail "a4: the flood ended before stellarB's ib_write_lat did"
-bw_wait a4
-log "stellarB's ib_write_lat typical: alone $L1 us, beside the flood $L3 us"
-# The same runs measured +23%, -3%, +12%, +16% and +42% (issue 15's 20%
-# not always): assert that the flood does not double it.
-awk -v a="$L1" -v b="$L3" 'BEGIN { exit !(b < 2 * a) }' ||
-	fail "stellarB's ib_write_lat beside a flood limited to $(mib "$FLOOD") is $L3 us, alone $L1 us"
-setdev tA stellarA --rate-bytes 0
 fi
 
 if part visibility; then
