@@ -85,6 +85,8 @@ host_nic() {
 
 	printf -v mac '52:54:00:6e:%02x:%02x' "$2" "$1"
 	for dev in /sys/class/net/*; do
+		# (bonding_masters, where bonding is built in, is a file)
+		[ -e "$dev/address" ] || continue
 		read -r addr <"$dev/address" || continue
 		[ "$addr" = "$mac" ] && { echo "${dev##*/}"; return; }
 	done
