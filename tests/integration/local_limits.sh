@@ -44,16 +44,7 @@ mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p "$CG" "$RINGS_CG" "$QPS_CG"
 
-PARTS=" ${*:-floods charges} "
-for p in $PARTS; do
-	[[ " floods charges " == *" $p "* ]] ||
-		fail "no part $p: floods or charges"
-done
-log "parts:$PARTS"
-# part NAME: NAME is to run.
-part() {
-	[[ $PARTS == *" $1 "* ]]
-}
+parts_select "floods charges" "$@"
 
 # flood KIND COUNT [ENTRIES]: run the helper as the user in cgroup $CG,
 # with a 64 KiB RLIMIT_MEMLOCK; output in $STELLAR_OUT/flood_KIND.log.

@@ -261,16 +261,7 @@ mib() {
 	awk -v b="$1" 'BEGIN { printf "%.1f MiB/s", b / 1048576 }'
 }
 
-PARTS=" ${*:-objects rates isolation visibility} "
-for p in $PARTS; do
-	[[ " objects rates isolation visibility " == *" $p "* ]] ||
-		fail "no part $p: objects, rates, isolation or visibility"
-done
-log "parts:$PARTS"
-# part NAME: NAME is to run.
-part() {
-	[[ $PARTS == *" $1 "* ]]
-}
+parts_select "objects rates isolation visibility" "$@"
 
 stellar_load
 rdma system set netns exclusive

@@ -160,6 +160,24 @@ long_run() {
 	[ "${STELLAR_LONG:-1}" = 1 ]
 }
 
+# parts_select "ALL..." [NAME...]: the test runs the parts NAME... (the
+# test's arguments), all of ALL when none is named; an unknown name fails.
+# part NAME then says whether NAME is to run.
+parts_select() {
+	local all=$1 p
+
+	shift
+	PARTS=" ${*:-$all} "
+	for p in $PARTS; do
+		[[ " $all " == *" $p "* ]] || fail "no part $p: the parts are $all"
+	done
+	log "parts:$PARTS"
+}
+
+part() {
+	[[ $PARTS == *" $1 "* ]]
+}
+
 # Poll CMD... every 0.2 s until it succeeds; fail after SECONDS (scaled).
 wait_for() {
 	local seconds deadline
