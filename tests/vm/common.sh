@@ -22,6 +22,9 @@
 #                       derived from the runner's PID)
 #   STELLAR_BOOT_SLACK  seconds allowed for boot + shutdown on top of a
 #                       test's timeout before the host kills the VMs
+#   STELLAR_BOOT_LIMIT  seconds (times STELLAR_TIMEOUT_SCALE) a test's VMs
+#                       have to reach their init (default 120); past it
+#                       a boot counts as stalled (run-tests.sh)
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$VM_DIR/../.." && pwd -P)
@@ -42,6 +45,7 @@ VM_CPU=${STELLAR_VM_CPU:-max,-erms,-fsrm}
 VM_ICOUNT=${STELLAR_VM_ICOUNT:-}
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
+BOOT_LIMIT=${STELLAR_BOOT_LIMIT:-120}
 
 # Modules the initramfs loads, in this order, before mounting the root.
 # Dependencies found with modinfo are added in front of their users.
@@ -308,10 +312,23 @@ vm_kill_all() {
 	VM_PIDS=()
 }
 
+# vm_unbooted TESTDIR: the roles of TESTDIR's VMs whose init never
+# started (it writes boot_seconds first).
+vm_unbooted() {
+	local dir
+
+	for dir in "$1"/vm-*; do
+		[ -e "$dir/boot_seconds" ] || echo "${dir##*/vm-}"
+	done
+}
+
 # Wait for all VMs until DEADLINE (epoch seconds).  Returns 1 (after
-# killing them) if the deadline passed.
+# killing them) if the deadline passed.  With BOOT_DEADLINE and TESTDIR,
+# returns 2 (after killing them) if by BOOT_DEADLINE a VM of TESTDIR had
+# not reached its init: a boot that stalled (debug kernels on a loaded
+# host can hang in timer calibration), not a test that failed.
 vm_wait_all() {
-	local deadline=$1 pid alive
+	local deadline=$1 boot_deadline=${2:-} testdir=${3:-} pid alive now
 
 	while :; do
 		alive=0
@@ -319,9 +336,17 @@ vm_wait_all() {
 			kill -0 "$pid" 2>/dev/null && alive=1
 		done
 		[ "$alive" = 0 ] && break
-		if [ "$(date +%s)" -ge "$deadline" ]; then
+		now=$(date +%s)
+		if [ "$now" -ge "$deadline" ]; then
 			vm_kill_all
 			return 1
+		fi
+		if [ -n "$boot_deadline" ] && [ "$now" -ge "$boot_deadline" ]; then
+			if [ -n "$(vm_unbooted "$testdir")" ]; then
+				vm_kill_all
+				return 2
+			fi
+			boot_deadline=''
 		fi
 		sleep 0.5
 	done

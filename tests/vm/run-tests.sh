@@ -52,8 +52,10 @@
 # Prints "PASS name (Ns)" or "FAIL name: reason" per test and finally
 # "N passed, N failed"; exits 1 if any test failed, 2 on usage errors.
 # A test that fails while a guest's virtio-net transmit queue has stalled
-# (QEMU stopped taking its frames) runs once more; the first attempt is
-# printed as "RERUN name: ..." and counted in the summary.
+# (QEMU stopped taking its frames), or one of whose guests has not
+# reached its init after STELLAR_BOOT_LIMIT seconds (120, times
+# STELLAR_TIMEOUT_SCALE), runs once more; the first attempt is printed
+# as "RERUN name: ..." and counted in the summary.
 
 set -u
 
@@ -192,9 +194,10 @@ nic_stall_line() {
 }
 
 # Run one test script; prints its PASS/FAIL line.  A test that failed
-# while a guest's virtio-net queue had stalled (nic_stall_line) runs once
-# more: its first attempt is printed as a RERUN line, its logs are kept,
-# and the count of reruns is part of the summary.
+# while a guest's virtio-net queue had stalled (nic_stall_line), or
+# whose guest did not reach its init within BOOT_LIMIT seconds (scaled),
+# runs once more: its first attempt is printed as a RERUN line, its logs
+# are kept, and the count of reruns is part of the summary.
 run_one() {
 	local script=$1
 
@@ -207,7 +210,7 @@ run_one() {
 # run should be repeated (see run_one).
 run_attempt() {
 	local script=$1 attempt=$2 name vms links timeout allow_skip testdir roles role
-	local stall
+	local stall boot_limit waited=0 unbooted
 	local index port_base=0 start killed=0 reasons=() bad verdict elapsed
 	local skipped ROLES FABRIC_UPLINKS FABRIC_HOSTS FABRIC_LEAVES
 	local FABRIC_SPINES FABRIC_RATE
@@ -278,9 +281,20 @@ run_attempt() {
 		fi
 		index=$((index + 1))
 	done
-	vm_wait_all $((start + timeout + BOOT_SLACK)) || killed=1
+	boot_limit=$((BOOT_LIMIT * TIMEOUT_SCALE))
+	vm_wait_all $((start + timeout + BOOT_SLACK)) \
+		$(($(date +%s) + boot_limit)) "$testdir" || waited=$?
+	[ "$waited" = 1 ] && killed=1
 	elapsed=$(($(date +%s) - start))
 	[ "$VERBOSE" = 1 ] && stop_following
+	if [ "$waited" = 2 ]; then
+		unbooted=$(vm_unbooted "$testdir" | xargs)
+		if [ "$attempt" = 1 ]; then
+			echo "RERUN $name: VM $unbooted did not boot within ${boot_limit}s (logs in $testdir)"
+			return 1
+		fi
+		reasons+=("VM $unbooted did not boot within ${boot_limit}s")
+	fi
 
 	skipped=0
 	for role in $roles; do
@@ -445,7 +459,7 @@ main() {
 	summary="$N_PASS passed, $N_FAIL failed"
 	[ "$N_SKIP" -gt 0 ] && summary="$summary, $N_SKIP skipped"
 	[ "$N_RERUN" -gt 0 ] &&
-		summary="$summary, $N_RERUN rerun after a guest's NIC stalled"
+		summary="$summary, $N_RERUN rerun after a guest's NIC or boot stalled"
 	echo "$summary"
 	[ "$N_FAIL" = 0 ]
 }
