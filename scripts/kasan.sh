@@ -8,7 +8,7 @@
 # Debian's own kernel has none of these; this is the net that catches what
 # SLUB debugging cannot (out-of-bounds reads, lock order, sleeping in
 # atomic context, leaks).  Not part of `make check`: the kernel build
-# takes about a quarter of an hour on two cores, and the tests run two
+# takes 15 to 40 minutes on two cores, and the tests run two
 # to three times slower on that kernel.
 #
 #   scripts/kasan.sh [TEST...]     build what is missing, run TESTs (all)
