@@ -45,6 +45,7 @@ VM_CPU=${STELLAR_VM_CPU:-max,-erms,-fsrm}
 VM_ICOUNT=${STELLAR_VM_ICOUNT:-}
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
+# shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_LIMIT=${STELLAR_BOOT_LIMIT:-120}
 
 # Modules the initramfs loads, in this order, before mounting the root.
