@@ -747,11 +747,19 @@ static void stellar_comp_sack(struct stellar_qp_xport *xp,
 	stellar_comp_rack(xp);
 }
 
-static void stellar_comp_ack(struct stellar_qp_xport *xp, u32 psn)
+/*
+ * An ACK for @psn; @repeat: a later SACK block, whose cumulative PSN
+ * repeats that of the ACK before it (counting it again would take a gap
+ * in READ responses for a loss sooner).
+ */
+static void stellar_comp_ack(struct stellar_qp_xport *xp, u32 psn,
+			     bool repeat)
 {
 	bool complete = stellar_comp_ack_through(xp, psn);
 
 	if (!complete) {
+		if (repeat)
+			return;
 		/*
 		 * Responses to a READ/atomic before @psn were lost; or, with
 		 * a stellar peer whose packets may take different paths,
@@ -823,18 +831,20 @@ static void stellar_comp_aeth(struct stellar_qp_xport *xp,
 {
 	u8 type = FIELD_GET(STELLAR_AETH_TYPE, pkt->aeth.syndrome);
 	u8 value = FIELD_GET(STELLAR_AETH_VALUE, pkt->aeth.syndrome);
+	bool sack = (pkt->ext & STELLAR_EXT_X) && xp->x_on;
 
 	switch (type) {
 	case STELLAR_AETH_TYPE_ACK:
 		xp->ack_newest = pkt->psn;
-		if ((pkt->ext & STELLAR_EXT_X) && xp->x_on)
+		if (sack)
 			xp->ack_newest = stellar_psn_add(pkt->psn,
 							 pkt->sack.newest);
 		xp->ack_ecn = xp->x_on && pkt->becn;
 		if (xp->ack_ecn)
 			stellar_xstat(xp, STELLAR_XS_ECN_ECHOES_RCVD, 1);
-		stellar_comp_ack(xp, pkt->psn);
-		if ((pkt->ext & STELLAR_EXT_X) && xp->x_on)
+		stellar_comp_ack(xp, pkt->psn,
+				 sack && pkt->sack.base > STELLAR_SACK_FIRST_BASE);
+		if (sack)
 			stellar_comp_sack(xp, pkt);
 		break;
 	case STELLAR_AETH_TYPE_RNR_NAK:

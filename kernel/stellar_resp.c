@@ -155,13 +155,14 @@ void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 }
 
 /*
- * Extended mode: an ACK for epsn - 1 also says which of the next
- * STELLAR_SACK_BITS PSNs after the gap at epsn arrived, and which PSN
+ * Extended mode: an ACK for epsn - 1 also says which of the
+ * STELLAR_SACK_BITS PSNs from epsn - 1 + @base on arrived, and which PSN
  * arrived last (the requester measures RTTs from that one only: the others
- * may have waited for the gap).
+ * may have waited for the gap).  The first block
+ * (STELLAR_SACK_FIRST_BASE) starts right after the gap at epsn.
  */
 static void stellar_resp_fill_sack(struct stellar_qp_xport *xp,
-				   struct stellar_pkt *hdr)
+				   struct stellar_pkt *hdr, u16 base)
 {
 	s32 newest = stellar_psn_diff(xp->newest_psn, hdr->psn);
 	u32 i;
@@ -171,10 +172,10 @@ static void stellar_resp_fill_sack(struct stellar_qp_xport *xp,
 		return;
 	hdr->xhdr = true;
 	hdr->sack.newest = clamp_t(s32, newest, S16_MIN, S16_MAX);
-	hdr->sack.base = 2;	/* the bitmap starts after the gap at epsn */
+	hdr->sack.base = base;
 	for (i = 0; i < STELLAR_SACK_BITS; i++)
 		if (stellar_psn_received(&xp->win,
-					 stellar_psn_add(hdr->psn, 2 + i)))
+					 stellar_psn_add(hdr->psn, base + i)))
 			hdr->sack.bitmap[i / 8] |= 0x80 >> (i % 8);
 }
 
@@ -278,6 +279,40 @@ static void stellar_resp_ack_echoes(struct stellar_qp_xport *xp,
 	memset(xp->echo_sports, 0, sizeof(xp->echo_sports));
 }
 
+/*
+ * Extended mode: the requester may have a whole window beyond the gap in
+ * flight, four times what one bitmap describes.  Knowing only the first
+ * block it would find the losses further on one round trip at a time
+ * (while go-back-N resends them all at once), so the blocks after it up
+ * to the newest PSN received go in ACKs of their own for the same PSN,
+ * those that hold a received PSN.
+ */
+static void stellar_resp_more_sacks(struct stellar_qp_xport *xp, u32 psn,
+				    u32 msn)
+{
+	s32 newest = stellar_psn_diff(xp->newest_psn, psn);
+	u32 base;
+
+	if (!xp->peer_x || !xp->win.nr_ooo)
+		return;
+	for (base = STELLAR_SACK_FIRST_BASE + STELLAR_SACK_BITS;
+	     (s32)base <= newest && base < STELLAR_TX_WINDOW;
+	     base += STELLAR_SACK_BITS) {
+		struct stellar_tx_pkt tp = {};
+
+		stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ACKNOWLEDGE, psn,
+				 STELLAR_SYN_ACK, msn);
+		stellar_resp_fill_sack(xp, &tp.hdr, base);
+		if (!memchr_inv(tp.hdr.sack.bitmap, 0,
+				sizeof(tp.hdr.sack.bitmap)))
+			continue;
+		if (stellar_tx_alloc(xp, &tp, 0))
+			return;
+		stellar_xstat(xp, STELLAR_XS_SACKS_SENT, 1);
+		stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
+	}
+}
+
 /* An ACK or NAK for PSN @psn, saying @msn messages completed. */
 static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
 				 u32 psn, u32 msn)
@@ -287,7 +322,7 @@ static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
 	stellar_resp_hdr(xp, &tp.hdr, STELLAR_OP_RC_ACKNOWLEDGE, psn, syndrome,
 			 msn);
 	if (syndrome == STELLAR_SYN_ACK) {
-		stellar_resp_fill_sack(xp, &tp.hdr);
+		stellar_resp_fill_sack(xp, &tp.hdr, STELLAR_SACK_FIRST_BASE);
 		tp.hdr.becn = xp->peer_x && xp->newest_ce;
 		xp->newest_ce = false;
 	}
@@ -306,6 +341,8 @@ static void stellar_resp_ack_msn(struct stellar_qp_xport *xp, u8 syndrome,
 		stellar_xstat(xp, STELLAR_XS_NAKS_SENT, 1);
 	stellar_resp_ack_alt(xp, &tp);
 	stellar_tx_xmit(xp, &xp->cfg.av, &tp, stellar_resp_sport(xp));
+	if (syndrome == STELLAR_SYN_ACK)
+		stellar_resp_more_sacks(xp, psn, msn);
 }
 
 static void stellar_resp_send_ack(struct stellar_qp_xport *xp, u8 syndrome,

@@ -161,6 +161,11 @@ enum stellar_opcode {
 #define STELLAR_SACK_BASE	GENMASK(31, 16)
 /* and signed distance of the newest PSN received from it (0: the ACK PSN). */
 #define STELLAR_SACK_NEWEST	GENMASK(15, 0)
+/*
+ * The base of the first bitmap (right after the gap at ACK PSN + 1); ACKs
+ * with a higher base only add later blocks to it.
+ */
+#define STELLAR_SACK_FIRST_BASE	2
 
 /* Opcode properties. */
 #define STELLAR_OPF_REQUEST	BIT(0)	/* sent by the requester */
