@@ -654,15 +654,22 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
  * The reordering window: a quarter of the minimum RTT (at least
  * STELLAR_REO_MIN_US), plus the spread of the paths' RTTs when spraying
  * (a packet on a slow path is overtaken by later ones on a fast path),
- * doubled per spurious resend seen, up to 16 times.
+ * doubled per spurious resend seen, up to 16 times.  A QP that does not
+ * spray sends on one path, which delivers in order: there the window is
+ * zero, so that a packet SACKed beyond a gap resends the gap at once (as
+ * quickly as go-back-N's sequence NAK), until a spurious resend shows
+ * that the path reorders after all.
  */
 static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
 {
 	u64 reo_us = max_t(u32, xp->min_rtt_us / 4, STELLAR_REO_MIN_US);
 
 	if (xp->spraying)
-		reo_us += stellar_spray_rtt_spread_us(&xp->rc->spray);
-	return reo_us << xp->reo_shift;
+		return (reo_us + stellar_spray_rtt_spread_us(&xp->rc->spray)) <<
+		       xp->reo_shift;
+	if (!xp->reo_shift)
+		return 0;
+	return reo_us << (xp->reo_shift - 1);
 }
 
 /*

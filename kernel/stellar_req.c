@@ -28,19 +28,16 @@ static bool stellar_wr_is_local(u8 opcode)
 
 /*
  * RC QPs offer the stellar extensions when enabled and when the netdev
- * MTU has room for the placement header on top of the path MTU.
- */
-/*
- * The requester offers the wire extensions only when its QP sprays: with
- * one path packets arrive in order (or are lost), and there go-back-N,
- * whose sequence NAK resends a loss at once, measured more than twice as
- * fast as selective recovery under TCG (Documentation/benchmarks.rst).
+ * MTU has room for the placement header on top of the path MTU: QPs that
+ * spray always, the others with wire_ext_all (on one path selective
+ * recovery resends only what was lost, as soon as go-back-N would).
  */
 static bool stellar_req_may_offer_ext(struct stellar_qp_xport *xp)
 {
 	return READ_ONCE(stellar_wire_ext) &&
 	       xp->qp->ibqp.qp_type == IB_QPT_RC &&
-	       stellar_qp_spray_paths(xp->qp) > 1 &&
+	       (stellar_qp_spray_paths(xp->qp) > 1 ||
+		READ_ONCE(stellar_wire_ext_all)) &&
 	       xp->cfg.mtu + STELLAR_X_OVERHEAD <=
 	       READ_ONCE(xp->sdev->ndev->mtu);
 }

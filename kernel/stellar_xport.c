@@ -22,6 +22,18 @@ module_param_named(wire_ext, stellar_wire_ext, bool, 0644);
 MODULE_PARM_DESC(wire_ext,
 		 "Offer and accept stellar RoCEv2 wire extensions (default: Y)");
 
+/*
+ * Offer them from RC QPs that do not spray too (read when a QP enters
+ * RTS).  Off by default: on one path selective recovery now resends as
+ * soon as go-back-N would, but beside a rate-limited flood of another
+ * device it cost the tenant_limits test a third of its rate in two runs
+ * (not yet understood; Documentation/benchmarks.rst).
+ */
+bool stellar_wire_ext_all;
+module_param_named(wire_ext_all, stellar_wire_ext_all, bool, 0644);
+MODULE_PARM_DESC(wire_ext_all,
+		 "Offer the wire extensions from RC QPs that do not spray too (default: N)");
+
 /**
  * stellar_xport_init() - create the transport workqueue
  *

@@ -773,6 +773,7 @@ static inline bool stellar_gsi_rotates(const struct stellar_qp_xport *xp)
 
 /* stellar_xport.c (init/exit/show: see stellar_transport.h) */
 extern bool stellar_wire_ext;
+extern bool stellar_wire_ext_all;
 void stellar_xport_queue(struct stellar_qp_xport *xp, struct work_struct *w);
 void stellar_xport_fatal(struct stellar_qp_xport *xp);
 void stellar_xport_fail(struct stellar_qp_xport *xp, enum ib_event_type event);

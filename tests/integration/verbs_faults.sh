@@ -32,9 +32,10 @@
 
 only=" $* "
 modprobe sch_netem
-# Two spray paths (over the one link), so that stellar QPs use their wire
-# extensions: a QP that does not spray stays with standard go-back-N.
-stellar_pair_up spray_paths=2
+# One path (the QPs do not spray), the wire extensions offered all the
+# same (wire_ext_all): the selective recovery a single-link user would
+# get.  Spraying under loss and reordering is spray_verbs.sh's.
+stellar_pair_up wire_ext_all=1
 g=$STELLAR_GID
 dev=$(link_dev 1)
 qps=/proc/stellar/stellar0/qps
