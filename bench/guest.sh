@@ -12,8 +12,17 @@
 # $STELLAR_OUT/bench.tsv:  CONFIG<TAB>TEST<TAB>VALUE<TAB>DETAIL
 # with VALUE a number, "n/a" (not available) or "failed".
 #
+# With --loss RATES, only loss recovery instead: the link, then, with
+# netem dropping each of the RATES (percent, space-separated; 0 for
+# none) of every VM's packets on the link, ib_write_bw and ib_send_bw for
+# rdma_rxe and for stellar with go-back-N (wire_ext=0 on both ends), with
+# selective recovery (wire_ext=1) and, with --loss-spray N, selective
+# recovery spraying over N paths of the one link, the stellar modes
+# alternating for --loss-rounds rounds; --mtu sets the link's MTU first.
+#
 # Arguments: [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #            [--telemetry-only]
+#            [--loss RATES [--loss-rounds N] [--loss-spray N] [--mtu N]]
 # stellar-test: vms=2 links=1 timeout=3000
 
 # shellcheck source=tests/vm/lib.sh
@@ -25,12 +34,20 @@ IPERF_SECONDS=5
 POLL_INTERVAL=50
 TELEMETRY_ROUNDS=3
 TELEMETRY_ONLY=0
+LOSS_RATES=''
+LOSS_ROUNDS=2
+LOSS_SPRAY=0
+LINK_MTU=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) BW_ITERS=100; LAT_ITERS=300; IPERF_SECONDS=2 ;;
 	--poll-interval) POLL_INTERVAL=$2; shift ;;
 	--telemetry-rounds) TELEMETRY_ROUNDS=$2; shift ;;
 	--telemetry-only) TELEMETRY_ONLY=1 ;;
+	--loss) LOSS_RATES=$2; shift ;;
+	--loss-rounds) LOSS_ROUNDS=$2; shift ;;
+	--loss-spray) LOSS_SPRAY=$2; shift ;;
+	--mtu) LINK_MTU=$2; shift ;;
 	*) fail "bench/guest.sh: unknown argument '$1'" ;;
 	esac
 	shift
@@ -259,12 +276,125 @@ bench_telemetry() {
 	stellar_unload
 }
 
-if [ "$TELEMETRY_ONLY" = 0 ]; then
+# --- loss recovery ---------------------------------------------------------
+
+# set_loss PERCENT: netem drops PERCENT% of this VM's packets on the link
+# (no qdisc at 0); both VMs, then a barrier.
+set_loss() {
+	local dev
+
+	dev=$(link_dev 1)
+	tc qdisc del dev "$dev" root 2>/dev/null || true
+	[ "$1" = 0 ] || tc qdisc add dev "$dev" root netem loss "$1%"
+	barrier "loss-$1-$2"
+}
+
+# loss_mode gbn|sel|spray TAG: stellar's recovery on both VMs: go-back-N
+# (wire_ext=0), selective (wire_ext=1 wire_ext_all=1) on one path, or
+# selective over
+# LOSS_SPRAY paths of the link (for the QPs created from now on).
+loss_mode() {
+	local ext=1 paths=1
+
+	case "$1" in
+	gbn) ext=0 ;;
+	spray) paths=$LOSS_SPRAY ;;
+	esac
+	echo "$ext" >/sys/module/virtio_stellar/parameters/wire_ext
+	echo 1 >/sys/module/virtio_stellar/parameters/wire_ext_all
+	"$STELLAR_REPO/tools/stellar-tool" set --device stellar0 \
+		--spray-paths "$paths" >/dev/null
+	barrier "loss-mode-$2"
+}
+
+# dev_stat NAME: device counter NAME of stellar0.
+dev_stat() {
+	awk -v n="$1:" '$1 == n { print $2 }' /proc/stellar/stellar0/stats
+}
+
+# ext_sampler FILE: append stellar0's QP list to FILE every 0.2 s.
+ext_sampler() {
+	while sleep 0.2; do
+		cat /proc/stellar/stellar0/qps >>"$1" 2>/dev/null || true
+	done
+}
+
+# loss_perf CONFIG: stellar's ib_write_bw and ib_send_bw under the loss
+# set, each with the packets the sender (b) resent per 1000 it sent and
+# whether its RC QP was seen in extended mode (ext_TEST: yes/no).
+loss_perf() {
+	local config=$1 test tx rt sampler snap=$STELLAR_OUT/$1.qps
+
+	for test in write_bw send_bw; do
+		: >"$snap"
+		ext_sampler "$snap" &
+		sampler=$!
+		tx=$(dev_stat tx_packets)
+		rt=$(dev_stat retransmits)
+		perf "$config" stellar0 "$STELLAR_GID" "$test" 65536 "$BW_ITERS"
+		kill "$sampler" 2>/dev/null || true
+		wait "$sampler" 2>/dev/null || true
+		tx=$(($(dev_stat tx_packets) - tx))
+		rt=$(($(dev_stat retransmits) - rt))
+		record "$config" "resent_$test" \
+			"$(awk -v r="$rt" -v t="$tx" \
+			'BEGIN { printf "%.1f", t ? 1000 * r / t : 0 }')" "per 1000"
+		if grep -q '^ext_on: 1' "$snap"; then
+			record "$config" "ext_$test" yes
+		else
+			record "$config" "ext_$test" no
+		fi
+	done
+}
+
+# bench_loss: rdma_rxe, then stellar's recovery modes in alternating
+# order, at each loss rate of LOSS_RATES.
+bench_loss() {
+	local rate round modes order mode
+
+	bench_link
+	rxe_up "$(link_dev 1)"
+	barrier loss-rxe-up
+	for rate in $LOSS_RATES; do
+		set_loss "$rate" rxe
+		perf "rxe_l$rate" rxe0 "$RXE_GID" write_bw 65536 "$BW_ITERS"
+		perf "rxe_l$rate" rxe0 "$RXE_GID" send_bw 65536 "$BW_ITERS"
+	done
+	set_loss 0 rxe-done
+	rxe_down
+	stellar_pair_up
+	modes="gbn sel"
+	[ "$LOSS_SPRAY" -le 1 ] || modes="gbn sel spray"
+	for rate in $LOSS_RATES; do
+		set_loss "$rate" stellar
+		for round in $(seq "$LOSS_ROUNDS"); do
+			order=$modes
+			[ $((round % 2)) = 0 ] && order=$(echo "$modes" | tr ' ' '\n' | tac | xargs)
+			for mode in $order; do
+				loss_mode "$mode" "$rate-$round-$mode"
+				loss_perf "${mode}_l${rate}_$round"
+			done
+		done
+	done
+	set_loss 0 stellar-done
+	loss_mode sel end
+	rdma link delete stellar0
+	stellar_unload
+}
+
+if [ -n "$LINK_MTU" ]; then
+	ip link set dev "$(link_dev 1)" mtu "$LINK_MTU"
+	barrier link-mtu
+fi
+if [ -n "$LOSS_RATES" ]; then
+	modprobe sch_netem
+	bench_loss
+elif [ "$TELEMETRY_ONLY" = 0 ]; then
 	bench_link
 	bench_rxe
 	bench_stellar stellar_syscall db_poll_interval=0
 	bench_stellar stellar_poll "db_poll_interval=$POLL_INTERVAL"
 fi
-bench_telemetry
+[ -n "$LOSS_RATES" ] || bench_telemetry
 barrier bench-done
 log "bench done"

@@ -17,9 +17,18 @@
 # the instructions it executes (qemu -icount shift=SHIFT,sleep=off: one
 # instruction is 2^SHIFT ns), so that its figures measure what the
 # telemetry adds to the CPU's work and not how busy the host is.
+# --loss RATES measures loss recovery instead, on the same two VMs:
+# netem drops RATES percent (e.g. "0 1 5") of each VM's packets on the
+# link; ib_write_bw and ib_send_bw of rdma_rxe, of stellar with go-back-N
+# (wire_ext=0), with selective recovery (wire_ext_all=1) and with selective
+# recovery spraying over --loss-spray paths of the one link (default 8,
+# 0 for none), the stellar modes alternating for --loss-rounds rounds
+# (default 2); --mtu sets the link MTU (default 1500).  Its table goes to
+# bench/results/loss-latest.md.
 #
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #                [--telemetry-only | --telemetry-local [--icount SHIFT]]
+#                [--loss RATES [--loss-rounds N] [--loss-spray N] [--mtu N]]
 #                [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
@@ -41,9 +50,14 @@ TELEMETRY_ONLY=0
 TELEMETRY_LOCAL=0
 ICOUNT_SHIFT=''
 GUEST=guest
+LOSS_RATES=''
+LOSS_ROUNDS=2
+LOSS_SPRAY=8
+LINK_MTU=1500
+OUT_SET=0
 
 usage() {
-	sed -n '21,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '29,37p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -78,9 +92,38 @@ parse_args() {
 			ICOUNT_SHIFT=$2
 			shift
 			;;
+		--loss)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[0-9]+(\.[0-9]+)?( [0-9]+(\.[0-9]+)?)*$ ]] ||
+				die "--loss needs loss rates in percent, e.g. \"0 1 5\""
+			LOSS_RATES=$2
+			shift
+			;;
+		--loss-rounds)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[1-9][0-9]*$ ]] ||
+				die "--loss-rounds needs a positive number of rounds"
+			LOSS_ROUNDS=$2
+			shift
+			;;
+		--loss-spray)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -le 64 ] ||
+				die "--loss-spray needs 0 to 64 paths"
+			LOSS_SPRAY=$2
+			shift
+			;;
+		--mtu)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge 1280 ] &&
+				[ "$2" -le 9000 ] || die "--mtu needs 1280 to 9000"
+			LINK_MTU=$2
+			shift
+			;;
 		--out)
 			[ $# -ge 2 ] || usage
 			OUT=$2
+			OUT_SET=1
 			shift
 			;;
 		-h | --help) usage ;;
@@ -88,6 +131,15 @@ parse_args() {
 		esac
 		shift
 	done
+	if [ -n "$LOSS_RATES" ]; then
+		[ "$TELEMETRY_ONLY" = 0 ] && [ "$TELEMETRY_LOCAL" = 0 ] ||
+			die "--loss excludes the telemetry modes"
+		[ "$OUT_SET" = 1 ] || OUT=$BENCH_DIR/results/loss-latest.md
+		GUEST_ARGS+=(--loss "$LOSS_RATES" --loss-rounds "$LOSS_ROUNDS"
+			--loss-spray "$LOSS_SPRAY" --mtu "$LINK_MTU")
+		return
+	fi
+	[ "$LINK_MTU" = 1500 ] || die "--mtu goes with --loss only"
 	case "$POLL_INTERVAL" in
 	'' | *[!0-9]* | 0) die "--poll-interval needs a positive number of microseconds" ;;
 	esac
@@ -274,6 +326,98 @@ telemetry_local_table() {
 	echo "spread of each setting's rounds is small against 2%."
 }
 
+# mean VALUE...: the mean of the numbers among VALUEs, "—" if none.
+mean() {
+	printf '%s\n' "$@" |
+		awk '/^[0-9]+([.][0-9]+)?$/ { s += $1; n++ }
+		END { if (n) printf "%.2f\n", s / n; else print "—" }'
+}
+
+# loss_runs MODE RATE TEST: the rounds' figures of TEST for one stellar
+# mode (gbn, sel, spray) at one loss rate.
+loss_runs() {
+	local round
+
+	for round in $(seq "$LOSS_ROUNDS"); do
+		value "${1}_l${2}_$round" "$3"
+	done
+}
+
+# loss_mean MODE RATE TEST: the mean of loss_runs' numbers.
+loss_mean() {
+	local -a runs
+
+	mapfile -t runs < <(loss_runs "$@")
+	mean "${runs[@]}"
+}
+
+# loss_ext MODE RATE TEST: yes if every round of MODE ran in extended mode.
+loss_ext() {
+	local runs
+
+	runs=$(loss_runs "$@")
+	if grep -qvx yes <<<"$runs"; then
+		echo no
+	else
+		echo yes
+	fi
+}
+
+# loss_row TEST RATE: one row of the loss table.
+loss_row() {
+	local test=$1 rate=$2 rxe m_gbn m_sel m_spray='—' spray='' ext
+	local -a gbn sel
+
+	mapfile -t gbn < <(loss_runs gbn "$rate" "$test")
+	mapfile -t sel < <(loss_runs sel "$rate" "$test")
+	rxe=$(value "rxe_l$rate" "$test")
+	m_gbn=$(mean "${gbn[@]}")
+	m_sel=$(mean "${sel[@]}")
+	ext=$(loss_ext sel "$rate" "ext_$test")
+	if [ "$LOSS_SPRAY" -gt 1 ]; then
+		m_spray=$(loss_mean spray "$rate" "$test")
+		spray=" $(ratio "$m_spray" "$m_sel") |"
+		ext="$ext / $(loss_ext spray "$rate" "ext_$test")"
+	fi
+	echo "| ib_$test | $rate% | $rxe | ${gbn[*]} | ${sel[*]} | $(ratio "$m_sel" "$m_gbn") | $(ratio "$m_sel" "$rxe") |$spray $(loss_mean gbn "$rate" "resent_$test") / $(loss_mean sel "$rate" "resent_$test") | $ext |"
+}
+
+loss_table() {
+	local test rate spray='' line='|---|---:|---:|---:|---:|---:|---:|'
+
+	if [ "$LOSS_SPRAY" -gt 1 ]; then
+		spray=" $LOSS_SPRAY paths (mean) / selective on one |"
+		line="$line---:|"
+	fi
+	echo "| Test (64 KB) | Loss | rdma_rxe, MiB/s | stellar go-back-N, MiB/s per round | stellar selective, MiB/s per round | selective / go-back-N (means) | selective / rxe |$spray resent per 1000 sent, go-back-N / selective | extended mode seen (selective$([ "$LOSS_SPRAY" -le 1 ] || echo " / sprayed")) |"
+	echo "$line---:|---|"
+	for test in write_bw send_bw; do
+		for rate in $LOSS_RATES; do
+			loss_row "$test" "$rate"
+		done
+	done
+}
+
+write_loss_report() {
+	echo "Link MTU $LINK_MTU (RoCE path MTU: the largest of 1024/2048/4096"
+	echo "it holds); netem drops the loss rate of each VM's packets on the"
+	echo "link, both directions (data and acknowledgements).  Go-back-N:"
+	echo "wire_ext=0 on both ends (standard RoCEv2 recovery); selective:"
+	echo "wire_ext_all=1, the wire extensions with selective ACKs and resends"
+	echo "on one path.  The stellar modes alternate in each round, on the same boot"
+	if [ "$LOSS_SPRAY" -gt 1 ]; then
+		echo "(with selective recovery spraying over $LOSS_SPRAY UDP source"
+		echo "ports of the one link as the third); rdma_rxe ran once"
+	else
+		echo "; rdma_rxe ran once"
+	fi
+	echo "per rate before them.  Resent: stellar's retransmits over its"
+	echo "tx_packets on the sending VM.  Figures under TCG emulation are"
+	echo "comparable with each other, not with hardware."
+	echo
+	loss_table
+}
+
 # The guests' kernel, chosen as tests/vm/common.sh does.
 guest_kernel() {
 	if [ -n "${STELLAR_KVER:-}" ]; then
@@ -295,7 +439,7 @@ write_report() {
 		if [ "$TELEMETRY_LOCAL" = 1 ]; then
 			echo "Host: $(nproc) CPUs, $(uname -r); guest: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}${STELLAR_VM_ICOUNT:+ -icount $STELLAR_VM_ICOUNT}, one VM, 1 vCPU, ${STELLAR_VM_MEM:-1024} MB, a veth pair (MTU 1500)  "
 		else
-			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU 1500)  "
+			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU $LINK_MTU)  "
 		fi
 		echo "Guest log: \`$RESULTS\`"
 		echo
@@ -309,6 +453,10 @@ write_report() {
 		fi
 		link_table
 		echo
+		if [ -n "$LOSS_RATES" ]; then
+			write_loss_report
+			return
+		fi
 		rdma_table
 		echo
 		echo "Bandwidth is the client's average (MiB/s, perftest), latency"
