@@ -242,9 +242,15 @@ rdma_table() {
 	perf_row send_lat "ib_send_lat 8 B, µs (median)"
 }
 
+# numbers VALUE...: the VALUEs that are numbers, one per line (a filter
+# that succeeds without any, unlike grep under pipefail).
+numbers() {
+	printf '%s\n' "$@" | awk '/^[0-9]+([.][0-9]+)?$/'
+}
+
 # median VALUE...: the median of the numbers among VALUEs, "—" if none.
 median() {
-	printf '%s\n' "$@" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+	numbers "$@" | sort -g |
 		awk '{ v[NR] = $1 }
 		END {
 			if (!NR) { print "—"; exit }
@@ -256,7 +262,7 @@ median() {
 # spread VALUE...: the largest of the numbers among VALUEs divided by
 # the smallest, three decimals; "—" if there are none.
 spread() {
-	printf '%s\n' "$@" | grep -E '^[0-9]+([.][0-9]+)?$' | sort -g |
+	numbers "$@" | sort -g |
 		awk 'NR == 1 { min = $1 } { max = $1 }
 		END {
 			if (!NR || min <= 0) print "—"
@@ -328,9 +334,8 @@ telemetry_local_table() {
 
 # mean VALUE...: the mean of the numbers among VALUEs, "—" if none.
 mean() {
-	printf '%s\n' "$@" |
-		awk '/^[0-9]+([.][0-9]+)?$/ { s += $1; n++ }
-		END { if (n) printf "%.2f\n", s / n; else print "—" }'
+	numbers "$@" |
+		awk '{ s += $1 } END { if (NR) printf "%.2f\n", s / NR; else print "—" }'
 }
 
 # loss_runs MODE RATE TEST: the rounds' figures of TEST for one stellar
@@ -404,14 +409,13 @@ write_loss_report() {
 	echo "link, both directions (data and acknowledgements).  Go-back-N:"
 	echo "wire_ext=0 on both ends (standard RoCEv2 recovery); selective:"
 	echo "wire_ext_all=1, the wire extensions with selective ACKs and resends"
-	echo "on one path.  The stellar modes alternate in each round, on the same boot"
+	echo "on one path.  The stellar modes alternate in each round, on the"
+	echo "same boot.  rdma_rxe ran once per rate, before them."
 	if [ "$LOSS_SPRAY" -gt 1 ]; then
-		echo "(with selective recovery spraying over $LOSS_SPRAY UDP source"
-		echo "ports of the one link as the third); rdma_rxe ran once"
-	else
-		echo "; rdma_rxe ran once"
+		echo "Sprayed: selective recovery over $LOSS_SPRAY UDP source ports"
+		echo "of the one link."
 	fi
-	echo "per rate before them.  Resent: stellar's retransmits over its"
+	echo "Resent: stellar's retransmits over its"
 	echo "tx_packets on the sending VM.  Figures under TCG emulation are"
 	echo "comparable with each other, not with hardware."
 	echo
