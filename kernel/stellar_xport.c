@@ -26,8 +26,8 @@ MODULE_PARM_DESC(wire_ext,
  * Offer them from RC QPs that do not spray too (read when a QP enters
  * RTS).  Off by default: on one path selective recovery now resends as
  * soon as go-back-N would, but beside a rate-limited flood of another
- * device it cost the tenant_limits test a third of its rate in two runs
- * (not yet understood; Documentation/benchmarks.rst).
+ * device it failed the tenant_limits test's rate and latency isolation
+ * checks (not yet understood; Documentation/benchmarks.rst).
  */
 bool stellar_wire_ext_all;
 module_param_named(wire_ext_all, stellar_wire_ext_all, bool, 0644);
