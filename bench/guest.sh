@@ -16,7 +16,7 @@
 # netem dropping each of the RATES (percent, space-separated; 0 for
 # none) of every VM's packets on the link, ib_write_bw and ib_send_bw for
 # rdma_rxe and for stellar with go-back-N (wire_ext=0 on both ends), with
-# selective recovery (wire_ext=1) and, with --loss-spray N, selective
+# selective recovery (wire_ext_all=1) and, with --loss-spray N, selective
 # recovery spraying over N paths of the one link, the stellar modes
 # alternating for --loss-rounds rounds; --mtu sets the link's MTU first.
 #
@@ -289,10 +289,10 @@ set_loss() {
 	barrier "loss-$1-$2"
 }
 
-# loss_mode gbn|sel|spray TAG: stellar's recovery on both VMs: go-back-N
-# (wire_ext=0), selective (wire_ext=1 wire_ext_all=1) on one path, or
-# selective over
-# LOSS_SPRAY paths of the link (for the QPs created from now on).
+# loss_mode gbn|sel|spray TAG: stellar's recovery on both VMs, for the
+# QPs created from now on: go-back-N (wire_ext=0), selective on one path
+# (wire_ext=1 wire_ext_all=1), or selective over LOSS_SPRAY paths of the
+# link.
 loss_mode() {
 	local ext=1 paths=1
 

@@ -135,6 +135,8 @@ parse_args() {
 		[ "$TELEMETRY_ONLY" = 0 ] && [ "$TELEMETRY_LOCAL" = 0 ] ||
 			die "--loss excludes the telemetry modes"
 		[ "$OUT_SET" = 1 ] || OUT=$BENCH_DIR/results/loss-latest.md
+		# The guests switch stellar0's spray paths with stellar-tool.
+		BENCH_NEEDS_TOOL=1
 		GUEST_ARGS+=(--loss "$LOSS_RATES" --loss-rounds "$LOSS_ROUNDS"
 			--loss-spray "$LOSS_SPRAY" --mtu "$LINK_MTU")
 		return
