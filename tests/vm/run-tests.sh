@@ -161,8 +161,17 @@ vm_verdict() {
 	elif [ "$rc" = 77 ]; then
 		echo "test skipped in VM $role but its header does not allow skipping: $(grep -a '^SKIP' "$dir/output.log" | tail -n 1)"
 	elif [ "$rc" != 0 ]; then
-		echo "test exited with $rc in VM $role"
+		echo "test exited with $rc in VM $role$(last_fail_line "$dir")"
 	fi
+}
+
+# ": " and the test's own last FAIL line, cut to 300 characters, so that
+# the one-line verdict says why even when the log around it is cut.
+last_fail_line() {
+	local line
+
+	line=$(grep -a '^FAIL: ' "$1/output.log" 2>/dev/null | tail -n 1)
+	[ -z "$line" ] || printf ': %s' "${line:0:300}"
 }
 
 show_failure_details() {
