@@ -50,6 +50,7 @@ mkdir -p "$CG"
 # run_case CASE: run one case; a failure is reported at the end, so that
 # one run shows every failing case.
 FAILED=()
+FIRST_FAILURE=
 run_case() {
 	local out rc=0
 
@@ -60,6 +61,8 @@ run_case() {
 	else
 		log "case $1 FAILED ($rc): $out"
 		FAILED+=("$1")
+		[ -n "$FIRST_FAILURE" ] ||
+			FIRST_FAILURE="$1 ($rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 }
 
@@ -125,7 +128,7 @@ if [ "${#NAMED[@]}" -gt 0 ]; then
 	done
 	device_down
 	rmdir "$CG"
-	[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}"
+	[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}; the first: $FIRST_FAILURE"
 	log "mem_pvdma: the named cases passed: ${NAMED[*]}"
 	exit 0
 fi
@@ -217,4 +220,4 @@ done
 [ "$(mem_stat pvdma_stats 'Eager pins')" -gt 0 ] || fail "no eager pins"
 device_down
 rmdir "$CG"
-[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}"
+[ ${#FAILED[@]} = 0 ] || fail "failed cases: ${FAILED[*]}; the first: $FIRST_FAILURE"
