@@ -334,6 +334,7 @@ loss_perf() {
 		perf "$config" stellar0 "$STELLAR_GID" "$test" 65536 "$BW_ITERS"
 		kill "$sampler" 2>/dev/null || true
 		wait "$sampler" 2>/dev/null || true
+		cat /proc/stellar/spray_stats >"$STELLAR_OUT/${config}_$test.spray"
 		tx=$(($(dev_stat tx_packets) - tx))
 		rt=$(($(dev_stat retransmits) - rt))
 		record "$config" "resent_$test" \
