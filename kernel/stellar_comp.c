@@ -376,23 +376,15 @@ static void stellar_comp_evacuate(struct stellar_qp_xport *xp, u32 path)
 	}
 }
 
-/*
- * A packet sent on @path was lost: tell the path choice, act on a failure.
- * @shared: its neighbours were lost too (stellar_spray_lost_shared()).
- */
-static void stellar_comp_path_loss(struct stellar_qp_xport *xp, u32 path,
-				   bool shared)
+/* A packet sent on @path was lost: tell the path choice, act on a failure. */
+static void stellar_comp_path_loss(struct stellar_qp_xport *xp, u32 path)
 {
 	bool was_failed;
 
 	if (!xp->spraying || path >= xp->rc->spray.nr_paths)
 		return;
 	was_failed = xp->rc->spray.path[path].state == STELLAR_PATH_FAILED;
-	if (shared)
-		stellar_spray_lost_shared(&xp->rc->spray, path,
-					  stellar_now_us());
-	else
-		stellar_spray_lost(&xp->rc->spray, path, stellar_now_us());
+	stellar_spray_lost(&xp->rc->spray, path, stellar_now_us());
 	if (!was_failed &&
 	    xp->rc->spray.path[path].state == STELLAR_PATH_FAILED &&
 	    stellar_spray_count_state(&xp->rc->spray, STELLAR_PATH_ACTIVE))
@@ -410,7 +402,7 @@ static void stellar_comp_timeout_loss(struct stellar_qp_xport *xp)
 
 	if ((t->flags & (STELLAR_TXP_DATA | STELLAR_TXP_RDREQ)) &&
 	    !(t->flags & STELLAR_TXP_SACKED))
-		stellar_comp_path_loss(xp, t->path, false);
+		stellar_comp_path_loss(xp, t->path);
 }
 
 /*
@@ -681,22 +673,6 @@ static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
 }
 
 /*
- * Whether the packets sent just before and after lost PSN @psn were lost
- * as well: neither was acknowledged (cumulatively or selectively) by the
- * time a packet sent after both was.  Called before @psn is resent.
- */
-static bool stellar_comp_loss_shared(struct stellar_qp_xport *xp, u32 psn)
-{
-	u32 prev = stellar_psn_add(psn, -1), next = stellar_psn_add(psn, 1);
-
-	if (stellar_psn_before(prev, xp->una_psn) ||
-	    (stellar_txp(xp, prev)->flags & STELLAR_TXP_SACKED))
-		return false;
-	return !stellar_psn_before(next, xp->sack_high) ||
-	       !(stellar_txp(xp, next)->flags & STELLAR_TXP_SACKED);
-}
-
-/*
  * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
  * highest SACKed one is lost when a packet sent more than the reordering
  * window after it was delivered; it is resent alone (on another path).
@@ -714,16 +690,14 @@ static void stellar_comp_rack(struct stellar_qp_xport *xp)
 	     psn = stellar_psn_add(psn, 1)) {
 		struct stellar_txp *t = stellar_txp(xp, psn);
 		u32 path = t->path;
-		bool shared;
 
 		if (!(t->flags & STELLAR_TXP_DATA) ||
 		    (t->flags & STELLAR_TXP_SACKED) ||
 		    t->sent_us + reo_us > xp->rack_xmit_us)
 			continue;
-		shared = stellar_comp_loss_shared(xp, psn);
 		if (!stellar_req_resend_psn(xp, psn))
 			continue;
-		stellar_comp_path_loss(xp, path, shared);
+		stellar_comp_path_loss(xp, path);
 		budget--;
 	}
 }

@@ -373,20 +373,6 @@ void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us)
 	spray_reweight(s);
 }
 
-void stellar_spray_lost_shared(struct stellar_spray *s, u32 path, u64 now_us)
-{
-	struct stellar_spray_path *p;
-
-	if (path >= s->nr_paths || !spray_is_active(&s->path[path])) {
-		stellar_spray_lost(s, path, now_us);
-		return;
-	}
-	p = &s->path[path];
-	p->losses++;
-	spray_congested(p, now_us);
-	spray_reweight(s);
-}
-
 /* RFC 6298: srtt + 4 * rttvar. */
 static u32 spray_path_rto(const struct stellar_spray_path *p)
 {

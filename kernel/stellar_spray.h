@@ -218,20 +218,6 @@ void stellar_spray_acked(struct stellar_spray *s, u32 path, u32 rtt_us,
 void stellar_spray_lost(struct stellar_spray *s, u32 path, u64 now_us);
 
 /**
- * stellar_spray_lost_shared() - a packet was lost with its neighbours
- * @s: the QP's spray state
- * @path: the path it took
- * @now_us: current time
- *
- * The packets sent just before and after it, on other paths, were lost
- * too: a burst on a way the paths share (a queue that overflowed), which
- * says nothing against this path.  An active path only counts it as
- * congestion; it is never taken out for it.  A failed or probing path
- * takes it as stellar_spray_lost() does.
- */
-void stellar_spray_lost_shared(struct stellar_spray *s, u32 path, u64 now_us);
-
-/**
  * stellar_spray_want_echo() - should a new packet ask for an echo
  * @s: the QP's spray state
  * @path: the path it takes

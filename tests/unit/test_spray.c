@@ -277,38 +277,6 @@ static void test_loss_lowers_weight(void **state)
 
 /* ---- failure and probing --------------------------------------------------- */
 
-/*
- * A burst that took every path's packets (a queue all paths share
- * overflowed) leaves all paths in use, at a lower weight; the same losses
- * as the path's own take it out.
- */
-static void test_shared_losses_keep_paths(void **state)
-{
-	struct stellar_spray *s = new_spray(8, 0);
-	u32 i, path;
-
-	(void)state;
-	for (i = 0; i < 4 * STELLAR_SPRAY_FAIL_LOSSES; i++)
-		for (path = 0; path < 8; path++)
-			stellar_spray_lost_shared(s, path, T0 + i);
-	assert_int_equal(stellar_spray_count_state(s, STELLAR_PATH_ACTIVE), 8);
-	for (path = 0; path < 8; path++) {
-		assert_int_equal(s->path[path].losses,
-				 4 * STELLAR_SPRAY_FAIL_LOSSES);
-		assert_true(s->path[path].cong_level > 0);
-		assert_true(s->path[path].weight > 0);
-	}
-	/* Shared losses do not start a run of the path's own either. */
-	stellar_spray_lost(s, 5, T0 + 100);
-	assert_int_equal(s->path[5].state, STELLAR_PATH_ACTIVE);
-	fail_path(s, 5, T0 + 101);
-	/* A failed path takes a shared loss as its own: no revival. */
-	stellar_spray_lost_shared(s, 5, T0 + 102);
-	assert_int_equal(s->path[5].state, STELLAR_PATH_FAILED);
-	stellar_spray_lost_shared(s, 99, T0 + 103);
-	free(s);
-}
-
 static void test_fails_after_few_losses(void **state)
 {
 	struct stellar_spray *s = new_spray(4, 0);
@@ -808,12 +776,9 @@ static void test_random_events(void **state)
 	for (i = 0; i < 200000; i++) {
 		now += test_rng_below(&rng, 50);
 		path = test_rng_below(&rng, 16);
-		switch (test_rng_below(&rng, 5)) {
+		switch (test_rng_below(&rng, 4)) {
 		case 0:
 			stellar_spray_lost(s, path, now);
-			break;
-		case 4:
-			stellar_spray_lost_shared(s, path, now);
 			break;
 		case 1:
 			stellar_spray_acked(s, path, test_rng_below(&rng, 5000),
@@ -850,7 +815,6 @@ int main(void)
 		cmocka_unit_test(test_congestion_level_bounded),
 		cmocka_unit_test(test_loss_lowers_weight),
 		cmocka_unit_test(test_weights_balance_uneven_hash),
-		cmocka_unit_test(test_shared_losses_keep_paths),
 		cmocka_unit_test(test_fails_after_few_losses),
 		cmocka_unit_test(test_probe_after_retry_at),
 		cmocka_unit_test(test_unanswered_probe_fails),
