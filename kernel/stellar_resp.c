@@ -427,6 +427,53 @@ static void stellar_resp_restart(struct stellar_qp_xport *xp, u32 epsn)
 	xp->nak_sent = false;
 }
 
+/* Slot @i of the receive WQEs taken ahead, @i < STELLAR_RQ_AHEAD. */
+static struct stellar_recv_wqe **stellar_resp_ahead(struct stellar_qp_xport *xp,
+						    u32 i)
+{
+	return &xp->rc->rq_ahead[(xp->rq_ahead_first + i) % STELLAR_RQ_AHEAD];
+}
+
+/* Free the first receive WQE taken ahead. */
+static void stellar_resp_ahead_pop(struct stellar_qp_xport *xp)
+{
+	struct stellar_recv_wqe **slot = stellar_resp_ahead(xp, 0);
+
+	kfree(*slot);
+	*slot = NULL;
+	xp->rq_ahead_bytes -= sizeof(struct stellar_recv_wqe);
+	xp->rq_ahead_first = (xp->rq_ahead_first + 1) % STELLAR_RQ_AHEAD;
+	xp->rq_ahead_n--;
+}
+
+/**
+ * stellar_resp_drop_ahead() - forget the receive WQEs taken ahead
+ * @xp: the transport, resp_mutex held, or the QP is being destroyed
+ *
+ * For a move to RESET, which empties the receive queue without
+ * completions, and for the QP's end.
+ */
+void stellar_resp_drop_ahead(struct stellar_qp_xport *xp)
+{
+	while (xp->rq_ahead_n)
+		stellar_resp_ahead_pop(xp);
+	xp->rq_ahead_first = 0;
+}
+
+/*
+ * The message in progress is over (rq_msgs counts it): the next one's
+ * receive WQE, if it was taken ahead, becomes the one in use.
+ */
+static void stellar_resp_next_wqe(struct stellar_qp_xport *xp)
+{
+	xp->msg.have_wqe = false;
+	if (!xp->rq_ahead_n)
+		return;
+	xp->msg.rwqe = **stellar_resp_ahead(xp, 0);
+	xp->msg.have_wqe = true;
+	stellar_resp_ahead_pop(xp);
+}
+
 /* The receive WQE a message was landing in completes with @status. */
 static void stellar_resp_fail_msg(struct stellar_qp_xport *xp, u8 status)
 {
@@ -435,8 +482,8 @@ static void stellar_resp_fail_msg(struct stellar_qp_xport *xp, u8 status)
 	if (msg->have_wqe) {
 		stellar_post_recv_cqe(xp, msg->rwqe.wr_id, status, IB_WC_RECV);
 		xp->rq_msgs++;
+		stellar_resp_next_wqe(xp);
 	}
-	msg->have_wqe = false;
 	msg->kind = 0;
 }
 
@@ -447,6 +494,7 @@ static void stellar_resp_fail_msg(struct stellar_qp_xport *xp, u8 status)
 void stellar_resp_reset(struct stellar_qp_xport *xp)
 {
 	stellar_resp_restart(xp, xp->qp->attr.rq_psn);
+	stellar_resp_drop_ahead(xp);
 	memset(&xp->msg, 0, sizeof(xp->msg));
 	stellar_resp_forget_res(xp);
 	xp->msn = 0;
@@ -462,12 +510,17 @@ void stellar_resp_reset(struct stellar_qp_xport *xp)
 }
 
 /**
- * stellar_resp_flush() - the QP entered ERR: flush the receive WQE in use
+ * stellar_resp_flush() - the QP entered ERR: flush the receive WQEs taken
  * @xp: the transport, resp_mutex held
+ *
+ * The one in use and those taken ahead, in order, before the caller
+ * flushes the rest of the receive queue.
  */
 void stellar_resp_flush(struct stellar_qp_xport *xp)
 {
-	stellar_resp_fail_msg(xp, IB_WC_WR_FLUSH_ERR);
+	do
+		stellar_resp_fail_msg(xp, IB_WC_WR_FLUSH_ERR);
+	while (xp->msg.have_wqe);
 	stellar_resp_purge(xp);
 	stellar_resp_forget_res(xp);
 }
@@ -564,10 +617,10 @@ static void stellar_resp_complete_msg(struct stellar_qp_xport *xp,
 		cqe.wc_flags |= STELLAR_CQE_WITH_INV;
 		cqe.imm_data = cpu_to_be32(pkt->ieth_rkey);
 	}
-	xp->msg.have_wqe = false;
 	xp->msg.kind = 0;
 	xp->msn++;
 	xp->rq_msgs++;
+	stellar_resp_next_wqe(xp);
 	stellar_resp_post_cqe(xp, &cqe, pkt->se);
 }
 
@@ -1165,31 +1218,85 @@ static int stellar_resp_place_write(struct stellar_qp_xport *xp,
 	return ret ? ret : 1;
 }
 
+/* Bytes the QP holds for packets and WQEs beyond a gap (rx_buf_size). */
+static u32 stellar_resp_held_bytes(const struct stellar_qp_xport *xp)
+{
+	return xp->ooo_bytes + xp->rq_ahead_bytes;
+}
+
+/* Take the next receive WQE ahead of its turn: 0, -ENOENT or an errno. */
+static int stellar_resp_take_ahead(struct stellar_qp_xport *xp)
+{
+	u32 limit = READ_ONCE(xp->sdev->settings.rx_buf_size);
+	struct stellar_recv_wqe *rwqe;
+	int ret;
+
+	if (stellar_resp_held_bytes(xp) + sizeof(*rwqe) > limit)
+		return -ENOENT;
+	rwqe = kmalloc(sizeof(*rwqe), GFP_KERNEL);
+	if (!rwqe)
+		return -ENOENT;
+	ret = stellar_rq_take(xp->qp, rwqe);
+	if (ret) {
+		kfree(rwqe);
+		return ret;
+	}
+	*stellar_resp_ahead(xp, xp->rq_ahead_n++) = rwqe;
+	xp->rq_ahead_bytes += sizeof(*rwqe);
+	return 0;
+}
+
+/*
+ * The receive WQE of the SEND message that @rmsn receive-consuming
+ * messages precede: the one in use, or, on a QP with its own receive
+ * queue, one up to STELLAR_RQ_AHEAD messages later.  Those before it are
+ * taken too, in order, as their messages would take them.
+ *
+ * Return: the WQE; NULL if it cannot be had now (no WQE posted, too far
+ * ahead, rx_buf_size reached); an ERR_PTR if the queue is broken.
+ */
+static struct stellar_recv_wqe *stellar_resp_rwqe_of(struct stellar_qp_xport *xp,
+						     u32 rmsn)
+{
+	struct stellar_resp_msg *msg = &xp->msg;
+	u32 ahead = rmsn - xp->rq_msgs;
+	int ret = 0;
+
+	if (ahead && (ahead > STELLAR_RQ_AHEAD || xp->qp->srq ||
+		      stellar_resp_is_xrc(xp)))
+		return NULL;
+	if (!msg->have_wqe) {
+		ret = stellar_rq_take(xp->qp, &msg->rwqe);
+		msg->have_wqe = !ret;
+	}
+	while (!ret && xp->rq_ahead_n < ahead)
+		ret = stellar_resp_take_ahead(xp);
+	if (ret == -ENOENT)
+		return NULL;	/* RNR is answered in order */
+	if (ret)
+		return ERR_PTR(ret);
+	return ahead ? *stellar_resp_ahead(xp, ahead - 1) : &msg->rwqe;
+}
+
 /*
  * Direct placement of a SEND packet into its receive WQE, if that is the
- * one in use or the next one and it is posted already.
+ * one in use or one taken ahead (stellar_resp_rwqe_of()).
  */
 static int stellar_resp_place_send(struct stellar_qp_xport *xp,
 				   const struct stellar_pkt *pkt,
 				   const u8 *payload)
 {
-	struct stellar_resp_msg *msg = &xp->msg;
+	struct stellar_recv_wqe *rwqe = stellar_resp_rwqe_of(xp, pkt->xph.rmsn);
 	int ret;
 
-	if (pkt->xph.rmsn != xp->rq_msgs)
+	if (!rwqe)
 		return 0;
-	if (!msg->have_wqe) {
-		ret = stellar_rq_take(xp->qp, &msg->rwqe);
-		if (ret == -ENOENT)
-			return 0;	/* RNR is answered in order */
-		if (ret) {
-			stellar_xport_fail(xp, IB_EVENT_QP_FATAL);
-			return ret;
-		}
-		msg->have_wqe = true;
+	if (IS_ERR(rwqe)) {
+		stellar_xport_fail(xp, IB_EVENT_QP_FATAL);
+		return PTR_ERR(rwqe);
 	}
-	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), msg->rwqe.sge,
-			       msg->rwqe.num_sge, pkt->xph.offset,
+	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), rwqe->sge,
+			       rwqe->num_sge, pkt->xph.offset,
 			       (void *)payload, pkt->payload_len,
 			       STELLAR_COPY_TO_MR);
 	return ret ? ret : 1;
@@ -1251,7 +1358,7 @@ static bool stellar_resp_ooo(struct stellar_qp_xport *xp,
 	stellar_xstat(xp, STELLAR_XS_OUT_OF_ORDER, 1);
 	stellar_spray_dev_ooo(xp->sdev,
 			      stellar_psn_diff(pkt->psn, xp->win.epsn));
-	if (xp->ooo_bytes + sizeof(*rec) + skb->len > limit)
+	if (stellar_resp_held_bytes(xp) + sizeof(*rec) + skb->len > limit)
 		return stellar_resp_ooo_drop(xp);
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec)

@@ -226,6 +226,7 @@ void stellar_xport_destroy(struct stellar_qp *qp)
 		stellar_spray_dev_retire(xp->sdev, &xp->rc->spray);
 	stellar_xport_rx_purge(xp);
 	stellar_resp_purge(xp);
+	stellar_resp_drop_ahead(xp);
 	xa_destroy(&xp->ooo);
 	stellar_lat_qp_free(xp->lat);
 	kvfree(xp->rc);
@@ -308,6 +309,7 @@ static void stellar_xport_enter_state(struct stellar_qp_xport *xp,
 		del_timer(&xp->retrans_timer);
 		del_timer(&xp->rnr_timer);
 		stellar_resp_purge(xp);
+		stellar_resp_drop_ahead(xp);
 		break;
 	case IB_QPS_RTR:
 		stellar_resp_reset(xp);

@@ -47,6 +47,12 @@
 #define STELLAR_RX_BACKLOG_BYTES	(4 << 20)
 /* Packets the requester keeps in flight: half the receive window. */
 #define STELLAR_TX_WINDOW		(STELLAR_PSN_WINDOW_BITS / 2)
+/*
+ * Receive WQEs of later messages a QP may take from its own receive queue
+ * ahead of their turn, so that SEND packets beyond a gap are placed
+ * directly (they count against rx_buf_size too).
+ */
+#define STELLAR_RQ_AHEAD		64
 /* Fewest packets the requester may keep in flight after losses. */
 #define STELLAR_CWND_MIN		16
 /* Timeouts in a row double the ACK timer up to 2^this times (IBA: <= 4x). */
@@ -362,8 +368,10 @@ struct stellar_rx_filter {
  * @spray: path choice of the requester (one path unless negotiated)
  * @res: READ/atomic requests of the peer by free-running index (modulo
  *	STELLAR_MAX_RD_ATOM), kept after they are answered for duplicates
+ * @rq_ahead: receive WQEs taken ahead of their turn, a ring from
+ *	qp_xport.rq_ahead_first: the first is message rq_msgs + 1's
  *
- * About 21 KiB: datagram QPs never carry it, and a connected QP gets it
+ * About 25 KiB: datagram QPs never carry it, and a connected QP gets it
  * on its first move to RTR (stellar_xport_prepare()), so that QPs created
  * ahead of use or never connected stay small.
  */
@@ -371,6 +379,7 @@ struct stellar_xport_rc {
 	struct stellar_txp txp[STELLAR_TX_WINDOW];
 	struct stellar_spray spray;
 	struct stellar_resp_res res[STELLAR_MAX_RD_ATOM];
+	struct stellar_recv_wqe *rq_ahead[STELLAR_RQ_AHEAD];
 };
 
 /**
@@ -492,6 +501,9 @@ struct stellar_qp_cc {
  *	for an echo (XECHO) since the last ACK, which goes on them too,
  *	marked (0: none)
  * @msg: the message being received
+ * @rq_ahead_first: ring index of the first of rc->rq_ahead
+ * @rq_ahead_n: receive WQEs taken ahead (only while @msg has its own)
+ * @rq_ahead_bytes: bytes charged for them against rx_buf_size
  * @xrc_srq: on an XRC target QP, while a request executes, the XRC SRQ
  *	it names (a reference): its receive WQEs, PD and CQ serve it; held
  *	no longer, so that destroying the SRQ never waits for a peer
@@ -580,6 +592,9 @@ struct stellar_qp_xport {
 	u8 ack_copies;
 	u16 echo_sports[STELLAR_ECHO_PORTS];
 	struct stellar_resp_msg msg;
+	u8 rq_ahead_first;
+	u8 rq_ahead_n;
+	u32 rq_ahead_bytes;
 	struct stellar_srq *xrc_srq;
 	struct work_struct resp_work;
 	u32 res_next;
@@ -836,6 +851,7 @@ void stellar_resp_work(struct work_struct *work);
 void stellar_resp_reset(struct stellar_qp_xport *xp);
 void stellar_resp_purge(struct stellar_qp_xport *xp);
 void stellar_resp_flush(struct stellar_qp_xport *xp);
+void stellar_resp_drop_ahead(struct stellar_qp_xport *xp);
 void stellar_post_recv_cqe(struct stellar_qp_xport *xp, u64 wr_id, u8 status,
 			   u8 opcode);
 

@@ -19,7 +19,9 @@
 # WRITE ahead of a gap is placed at once, bad placement headers (R_Key,
 # MR bounds, offset, disagreement with the RETH) are dropped and counted;
 # the LAST packet of a SEND ahead of its FIRST lands in the posted receive
-# WQE at its offset and the SEND completes in order.
+# WQE at its offset and the SEND completes in order; a SEND a message
+# further ahead lands in the receive WQE after, taken ahead, and the QP's
+# move to the error state flushes taken WQEs in order.
 # The READ responder: a duplicate READ is answered from the request it
 # repeats (never from its own address, R_Key and length), a duplicate of
 # no READ is dropped (drop_rd_duplicate); a READ beyond max_dest_rd_atomic
@@ -320,6 +322,47 @@ ext_send_placement() {
 	log "SEND LAST placed ahead of its FIRST; completed in order"
 }
 
+# Receive WQEs taken ahead: a SEND one message beyond the gap is placed
+# at once in the receive WQE after the next one; when the gap fills, both
+# messages complete in order, each with its own length.  Then a SEND
+# placed so again, and the QP moved to the error state: the WQE it was
+# to use and the one before it are flushed, each once, in order.
+ext_send_ahead() {
+	local qpn=$1 second="the second message came first" first="first"
+
+	qp_cmd recv
+	qp_cmd recv
+	assert_eq "$QP_REPLY" "recv posted" "two more receives"
+	craft 4 send --xph --qpn "$qpn" --psn 0x107 --rmsn 4 \
+		--data "$second" >/dev/null
+	wait_for 10 qp_stat_is "$qpn" ooo_placed 3
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "completions before the gap fills"
+	craft 4 send --xph --qpn "$qpn" --psn 0x106 --rmsn 3 \
+		--data "$first" >/dev/null
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" "completion status 0 opcode 128 byte_len ${#first} " \
+		"the message that filled the gap, first"
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" "completion status 0 opcode 128 byte_len ${#second} " \
+		"the message placed ahead, second"
+	assert_eq "$(qp_stat "$qpn" epsn)" $((0x108)) "epsn after both"
+
+	qp_cmd recv
+	qp_cmd recv
+	craft 4 send --xph --qpn "$qpn" --psn 0x109 --rmsn 6 \
+		--data "$second" >/dev/null
+	wait_for 10 qp_stat_is "$qpn" ooo_placed 4
+	qp_cmd error
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" "completion status 5 " "the first flushed receive"
+	qp_cmd "poll 20"
+	assert_contains "$QP_REPLY" "completion status 5 " "the second flushed receive"
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "completions after the flush"
+	log "SEND placed one message ahead; completed in order, then flushed"
+}
+
 # start_wire_qp RQ_PSN: wire_qp as coprocess WIRE, its QP (QPN) expecting
 # RQ_PSN.
 start_wire_qp() {
@@ -366,6 +409,7 @@ psn_window() {
 	ext_send "$qpn" 0x101
 	ext_placement "$qpn"
 	ext_send_placement "$qpn"
+	ext_send_ahead "$qpn"
 	stop_wire_qp
 	log "the packet with the expected PSN was received"
 }
