@@ -20,7 +20,9 @@
 #   a link made dark must not take ARP with it.
 #   Every switch egress port is shaped to the fabric rate (tbf) with a
 #   RED queue under it that marks ECN-capable packets (drops the others)
-#   between FABRIC_RED_MIN and FABRIC_RED_MAX bytes, as a DC switch does.
+#   between RED_MIN and RED_MAX bytes of average queue, as a DC switch
+#   does (20000 and 60000, at most 20% of packets; the host's
+#   STELLAR_FABRIC_RED="MIN,MAX,PROBABILITY" sets them for one run).
 #
 # Commands (fabric_cmd in tests/vm/fabric.sh):
 #   dark LINK DIR            drop every packet of LINK in direction DIR
@@ -39,9 +41,12 @@ LEAVES=$STELLAR_FABRIC_LEAVES
 SPINES=$STELLAR_FABRIC_SPINES
 UPLINKS=$STELLAR_FABRIC
 RATE=${STELLAR_FABRIC_RATE:-100mbit}
-RED_MIN=${FABRIC_RED_MIN:-20000}
-RED_MAX=${FABRIC_RED_MAX:-60000}
-RED_PROB=${FABRIC_RED_PROB:-0.2}
+IFS=, read -r RED_MIN RED_MAX RED_PROB <<<"${STELLAR_FABRIC_RED:-20000,60000,0.2}"
+# RED's averaging burst: 20 packets for the default thresholds, and for
+# others the rule of thumb of tc-red(8), (2 min + max) / (3 avpkt).
+RED_BURST=20
+[ -z "${STELLAR_FABRIC_RED:-}" ] ||
+	RED_BURST=$(((2 * RED_MIN + RED_MAX) / 4500 + 1))
 # Hash fields of switch J (leaves, then spines): src/dst address, proto,
 # src/dst port in four different sets (all with the source port).
 HASH_FIELDS=(0x37 0x17 0x33 0x36)
@@ -57,7 +62,7 @@ role_of() {
 }
 
 red_args() {
-	echo "red limit 400000 min $RED_MIN max $RED_MAX avpkt 1500 burst 20 probability $RED_PROB bandwidth $RATE ecn"
+	echo "red limit 400000 min $RED_MIN max $RED_MAX avpkt 1500 burst $RED_BURST probability $RED_PROB bandwidth $RATE ecn"
 }
 
 # shape NS DEV: the tc batch lines that shape DEV to the fabric rate (tbf)

@@ -225,7 +225,7 @@ main() {
 	export STELLAR_REPO STELLAR_ROLE STELLAR_VM_INDEX STELLAR_VMS
 	export STELLAR_LINKS STELLAR_TIMEOUT STELLAR_SCRIPT STELLAR_ROLES
 	export STELLAR_FABRIC STELLAR_FABRIC_LEAVES STELLAR_FABRIC_SPINES
-	export STELLAR_FABRIC_RATE
+	export STELLAR_FABRIC_RATE STELLAR_FABRIC_RED
 	# Tests scale their own time bounds by it (make kasan: a slower kernel).
 	export STELLAR_TIMEOUT_SCALE=${STELLAR_TIMEOUT_SCALE:-1}
 	# The whole suite runs the short form of the long tests (lib.sh).
