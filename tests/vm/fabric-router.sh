@@ -30,6 +30,9 @@
 #   clear LINK DIR           undo dark or impair
 #   stats                    "LINK DIR packets bytes dropped marked" of
 #                            every switch egress port
+#   rates SECONDS            "LINK DIR bytes/s packets/s" of every switch
+#                            egress port over the next SECONDS, by the
+#                            router's clock
 # LINK is "leafL-spineS" (DIR up: leaf to spine, down: spine to leaf,
 # both) or "<role>-uK" (a host's uplink K; down: leaf to host, the only
 # direction the router can impair; the host's own egress is its own).
@@ -324,8 +327,34 @@ run_cmd() {
 		run_link_cmd "${words[@]}"
 		;;
 	stats) stats ;;
+	rates) rates "${words[1]:-}" ;;
 	*) echo "unknown fabric command: ${words[*]}"; return 2 ;;
 	esac
+}
+
+# rates SECONDS: what every switch egress port sent per second over the
+# next SECONDS, timed by the router's clock (a host's fabric_cmd takes a
+# polling round trip to start, but not to measure).
+rates() {
+	local secs=$1 before after
+
+	case "$secs" in
+	'' | *[!0-9]*) echo "usage: rates SECONDS"; return 2 ;;
+	esac
+	before=$(date '+time %s.%N'; stats)
+	sleep "$secs"
+	after=$(date '+time %s.%N'; stats)
+	printf '%s\n%s\n' "$before" "$after" | awk '
+		$1 == "time" { n++; t[n] = $2; next }
+		n == 1 { b[$1 " " $2] = $4; p[$1 " " $2] = $3 }
+		n == 2 && ($1 " " $2) in b { k[++m] = $1 " " $2; db[m] = $4; dp[m] = $3 }
+		END {
+			secs = t[2] - t[1]
+			if (secs <= 0) exit 1
+			for (i = 1; i <= m; i++)
+				printf "%s %.0f %.1f\n", k[i], (db[i] - b[k[i]]) / secs,
+					(dp[i] - p[k[i]]) / secs
+		}'
 }
 
 # hosts_done: every host VM has finished its test.
