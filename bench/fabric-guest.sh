@@ -16,12 +16,21 @@
 #   rtt_load_p50/p99   ping a -> d while the incast runs (ms): the
 #                      fabric's queues as any flow through them sees them
 #   bw_a, bw_b, bw_c   each sender's ib_write_bw average (MiB/s)
+#   neck_use           what d's two downlinks delivered while all three
+#                      wrote (d's NIC counters, from the 5th second to
+#                      1 s before the end), over their rate
+#   neck_goodput       the same without packet headers and the packets
+#                      d counted as duplicates (resent), over their rate
 #   qp_ok              every ib_write_bw exited 0 on both ends
 #   cnp_sent           CNPs d sent (stellar)
 #   cc_rate_cuts       rate cuts of a, b and c together (stellar)
 #   m2m_bw             many-to-many: every host writes to every other at
 #                      once (12 flows); the sum of their averages (MiB/s)
 #   m2m_cross_bw       the part of m2m_bw that crosses between the leaves
+#   m2m_cross_use      bytes the four leaf-spine links carried towards
+#                      the spines (the fabric's port counters, for
+#                      SECONDS_BW - 9 s from about the 5th second on),
+#                      over their rate
 #   m2m_ok             every many-to-many ib_write_bw exited 0
 #
 # VM d writes one line per figure to $STELLAR_OUT/bench.tsv:
@@ -35,7 +44,7 @@
 # shellcheck source=tests/vm/fabric.sh
 . "$STELLAR_REPO/tests/vm/fabric.sh"
 
-SECONDS_BW=15
+SECONDS_BW=20
 PATHS=16
 ONLY=
 CC_PARAMS=()
@@ -108,9 +117,95 @@ write_bw() {
 	BW_PID=$!
 }
 
+# qp_trace OUT STOP: until the file STOP exists, every 0.1 s, a line
+# "seconds qpn rate_kbps target_kbps alpha srtt_us" per stellar QP that
+# has a rate: how DCQCN moved, for reading after the run.
+qp_trace() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys, time
+out, stop = sys.argv[1], sys.argv[2]
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        qps, kv = [], None
+        for line in open("/proc/stellar/stellar0/qps"):
+            if line.startswith("qp "):
+                kv = {"qpn": line.split()[1].rstrip(":")}
+                qps.append(kv)
+            elif kv is not None and ": " in line:
+                k, v = line.strip().split(": ", 1)
+                kv[k] = v
+        for kv in qps:
+            if "cc_rate_kbps" in kv:
+                f.write("%.2f %s %s %s %s %s\n" % (time.time(), kv["qpn"],
+                        kv["cc_rate_kbps"], kv["cc_target_kbps"],
+                        kv["cc_alpha"].split("/")[0], kv.get("srtt_us", "-")))
+        f.flush()
+        time.sleep(0.1)
+PY
+}
+
+# rx_counts: "packets duplicates" this host's device received.
+rx_counts() {
+	local hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+
+	if [ "$DEV" = rxe0 ]; then
+		echo "$(cat "$hw/rcvd_pkts") $(cat "$hw/duplicate_request")"
+	else
+		echo "$(dev_stat rx_packets) $(dev_stat rx_duplicate)"
+	fi
+}
+
+# rx_sampler OUT STOP: until the file STOP exists, every 0.25 s, a line
+# "seconds rx_bytes rx_packets" of this host's uplinks (what its
+# downlinks delivered), with this host's clock.
+rx_sampler() {
+	python3 - "$1" "$2" <<'PY'
+import glob, os, sys, time
+out, stop = sys.argv[1], sys.argv[2]
+devs = [os.path.basename(d) for d in glob.glob("/sys/class/net/eth*")]
+def count(dev, name):
+    with open("/sys/class/net/%s/statistics/%s" % (dev, name)) as f:
+        return int(f.read())
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        f.write("%.3f %d %d\n" % (time.time(),
+                sum(count(d, "rx_bytes") for d in devs),
+                sum(count(d, "rx_packets") for d in devs)))
+        f.flush()
+        time.sleep(0.25)
+PY
+}
+
+# neck_record CONFIG SAMPLES START COUNTS0 COUNTS1: neck_use and
+# neck_goodput from rx_sampler's SAMPLES, from START + 5 s to START +
+# SECONDS_BW - 1 s (all three senders write then), and the duplicate
+# share of the device's rx_counts before and after.  A RoCEv2 packet's
+# headers: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 (a first
+# packet's RETH is left in).
+neck_record() {
+	local rate=${STELLAR_FABRIC_RATE%mbit} use good
+
+	read -r use good <<<"$(awk -v r="$rate" -v from="$(($3 + 5))" \
+		-v to="$(($3 + SECONDS_BW - 1))" -v c="$4 $5" '
+		$1 >= from && !t0 { t0 = $1; b0 = $2; p0 = $3 }
+		$1 <= to { t1 = $1; b1 = $2; p1 = $3 }
+		END {
+			split(c, n, " ")
+			secs = t1 - t0; neck = 2 * r * 1e6 / 8 * secs
+			if (!t0 || secs <= 0 || neck <= 0) { print "— —"; exit }
+			rx = n[3] - n[1]; dup = n[4] - n[2]
+			share = rx > 0 ? 1 - dup / rx : 1
+			if (share < 0) share = 0
+			printf "%.2f %.2f\n", (b1 - b0) / neck,
+				(b1 - b0 - 58 * (p1 - p0)) * share / neck
+		}' "$2")"
+	record "$1" neck_use "$use"
+	record "$1" neck_goodput "$good"
+}
+
 # incast CONFIG: a, b and c write to d at once; a pings d meanwhile.
 incast() {
-	local config=$1 role pid pids=() rc=0 ok=yes port
+	local config=$1 role pid pids=() rc=0 ok=yes port start counts0 counts1
 
 	PORT=$((PORT + 10))
 	if [ "$STELLAR_ROLE" = d ]; then
@@ -120,12 +215,17 @@ incast() {
 			pids+=("$BW_PID")
 			wait_for 30 tcp_listening "$port"
 		done
+		counts0=$(rx_counts)
+		start=$(date +%s)
+		rx_sampler "$STELLAR_OUT/$config-rx.txt" "/run/stellar/$config.traced" &
 		put_val "$config.ready" 1
 	else
 		get_val_from d "$config.ready" >/dev/null
 		port=$((PORT + SENDER_PORT[$STELLAR_ROLE]))
 		write_bw "$config-client" "$port" "$(fabric_ip d)"
 		pids+=("$BW_PID")
+		[ "$DEV" != stellar0 ] || qp_trace "$STELLAR_OUT/$config-qp-trace.txt" \
+			"/run/stellar/$config.traced" &
 		if [ "$STELLAR_ROLE" = a ]; then
 			sleep 3
 			timeout $((SECONDS_BW - 4)) ping -i 0.2 "$(fabric_ip d)" \
@@ -135,6 +235,8 @@ incast() {
 	for pid in "${pids[@]}"; do
 		wait "$pid" || rc=$?
 	done
+	touch "/run/stellar/$config.traced"
+	[ "$STELLAR_ROLE" != d ] || counts1=$(rx_counts)
 	[ "$rc" = 0 ] || ok=no
 	put_val "$config.ok" "$ok"
 	if [ "$STELLAR_ROLE" != d ]; then
@@ -148,6 +250,8 @@ incast() {
 		[ "$(get_val_from "$role" "$config.ok")" = yes ] || ok=no
 	done
 	record "$config" qp_ok "$ok"
+	neck_record "$config" "$STELLAR_OUT/$config-rx.txt" "$start" \
+		"$counts0" "$counts1"
 }
 
 # m2m_port SRC DST: the TCP port of the many-to-many flow SRC -> DST.
@@ -160,6 +264,7 @@ m2m_port() {
 # cross from one leaf to the other (a, c on leaf1; b, d on leaf2).
 many_to_many() {
 	local config=$1 role pid pids=() rc=0 ok=yes port bw all=0 cross=0
+	local rates_pid=''
 	local line='' flow
 
 	PORT=$((PORT + 100))
@@ -178,6 +283,11 @@ many_to_many() {
 			"$(m2m_port "$STELLAR_ROLE" "$role")" "$(fabric_ip "$role")"
 		pids+=("$BW_PID")
 	done
+	if [ "$STELLAR_ROLE" = d ]; then
+		(sleep 4 && fabric_cmd rates $((SECONDS_BW - 9))) \
+			>"$STELLAR_OUT/$config-m2m-rates.txt" 2>&1 &
+		rates_pid=$!
+	fi
 	for pid in "${pids[@]}"; do
 		wait "$pid" || rc=$?
 	done
@@ -203,6 +313,11 @@ many_to_many() {
 	record "$config" m2m_bw "$all" MiB/s
 	record "$config" m2m_cross_bw "$cross" MiB/s
 	record "$config" m2m_ok "$ok"
+	wait "$rates_pid" || true
+	record "$config" m2m_cross_use "$(awk -v r="${STELLAR_FABRIC_RATE%mbit}" '
+		$1 ~ /^leaf[0-9]+-spine[0-9]+$/ && $2 == "up" { s += $3; n++ }
+		END { if (n) printf "%.2f\n", s / (4 * r * 1e6 / 8); else print "—" }' \
+		"$STELLAR_OUT/$config-m2m-rates.txt")"
 }
 
 # dev_stat NAME: the stellar device counter NAME.
@@ -258,6 +373,8 @@ fabric_up
 [ "$STELLAR_ROLE" != d ] || record setup paths "$PATHS"
 [ "$STELLAR_ROLE" != d ] || [ "${#CC_PARAMS[@]}" = 0 ] ||
 	record setup cc_params "${CC_PARAMS[*]}"
+[ "$STELLAR_ROLE" != d ] || [ -z "${STELLAR_FABRIC_RED:-}" ] ||
+	record setup red "$STELLAR_FABRIC_RED"
 for config in rxe stellar-nocc stellar; do
 	[ -z "$ONLY" ] || [ "$ONLY" = "$config" ] || continue
 	run_config "$config"

@@ -12,10 +12,12 @@
 #   bench/fabric.sh [--rate RATE] [--seconds N] [--paths N]
 #                   [--only rxe|stellar-nocc|stellar] [--out FILE]
 #                   [--cc-params NAME=VALUE[,NAME=VALUE...]]
-#                   [--from RESULTS]
+#                   [--red MIN,MAX,PROBABILITY] [--from RESULTS]
 # (--cc-params: module parameters of the DCQCN run, e.g.
-# cc_ai_rate=500,cc_hai_rate=2000; --from: write the table again from an
-# earlier run's results dir)
+# cc_ai_rate=500,cc_hai_rate=2000; --red: the RED queues' marking
+# thresholds in bytes of average queue and the most they mark, default
+# 20000,60000,0.2; --from: write the table again from an earlier run's
+# results dir)
 #
 # Run as root on the build host after "make".  Knobs of the VM harness
 # apply.
@@ -26,6 +28,7 @@ BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 REPO=$(dirname "$BENCH_DIR")
 OUT=$BENCH_DIR/results/fabric-latest.md
 RATE=20mbit
+RED=''
 FROM=''
 GUEST_ARGS=()
 
@@ -35,7 +38,7 @@ die() {
 }
 
 usage() {
-	sed -n '12,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '12,16p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -47,6 +50,7 @@ parse_args() {
 		--seconds | --paths | --only | --cc-params)
 			GUEST_ARGS+=("$1" "$2") ;;
 		--out) OUT=$2 ;;
+		--red) RED=$2 ;;
 		--from) FROM=$2 ;;
 		-h | --help) usage ;;
 		*) echo "bench/fabric: unknown argument '$1'" >&2; usage ;;
@@ -61,8 +65,9 @@ fig() {
 		END { print (v == "" ? "—" : v) }' "$TSV"
 }
 
-# figures CONFIG: "goodput_ratio jain p99_ratio qp_ok" of one config;
-# goodput against the bottleneck, d's two downlinks at RATE.
+# figures CONFIG: "perftest_ratio jain p99_ratio qp_ok" of one config;
+# the sum of perftest's averages against the bottleneck, d's two
+# downlinks at RATE.
 figures() {
 	awk -F '\t' -v c="$1" -v rate="$RATE" '
 		$1 == c && $2 ~ /^bw_/ { bw[$2] = $3 }
@@ -118,6 +123,15 @@ met_share() {
 		print (v + 0 >= t) ? "yes" : "no" }'
 }
 
+# red_note: the RED queues' marking thresholds.
+red_note() {
+	local r
+
+	r=$(fig setup red)
+	[ "$r" != "—" ] || r=20000,60000,0.2
+	echo "$r" | awk -F , '{ printf "%s to %s bytes, at most %s", $1, $2, $3 }'
+}
+
 # cc_params_note: the DCQCN run's extra module parameters, if any.
 cc_params_note() {
 	local p
@@ -142,7 +156,7 @@ write_report() {
 		echo "Command: \`bench/fabric.sh${ORIG_ARGS:+ $ORIG_ARGS}\`  "
 		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
 		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
-		echo "Fabric: 4 hosts, 2 leaves, 2 spines, 2 uplinks per host, every port $RATE (tbf, RED with ECN); stellar spray_paths $(fig setup paths)  "
+		echo "Fabric: 4 hosts, 2 leaves, 2 spines, 2 uplinks per host, every port $RATE (tbf, RED with ECN, marking $(red_note)); stellar spray_paths $(fig setup paths)  "
 		echo "Guest log: \`$RESULTS\`"
 		echo
 		echo "| Figure | rdma_rxe | stellar, no CC | stellar, DCQCN | Target (stellar, DCQCN) | Met |"
@@ -150,7 +164,9 @@ write_report() {
 		for k in a b c; do
 			echo "| ib_write_bw $k -> d, MiB/s | $(fig rxe "bw_$k") | $(fig stellar-nocc "bw_$k") | $(fig stellar "bw_$k") | | |"
 		done
-		echo "| goodput / bottleneck (d's 2 downlinks) | $rg | $ng | $sg | >= 0.90 | $(met_share "$sg" 0.9) |"
+		echo "| goodput / bottleneck (d's 2 downlinks; bytes d received less headers and resent packets) | $(fig rxe neck_goodput) | $(fig stellar-nocc neck_goodput) | $(fig stellar neck_goodput) | >= 0.90 | $(met_share "$(fig stellar neck_goodput)" 0.9) |"
+		echo "| bytes d's downlinks delivered / their rate | $(fig rxe neck_use) | $(fig stellar-nocc neck_use) | $(fig stellar neck_use) | | |"
+		echo "| sum of the ib_write_bw averages / bottleneck (perftest's clock) | $rg | $ng | $sg | | |"
 		echo "| Jain fairness of the 3 senders | $rj | $nj | $sj | >= 0.95 | $(met "$sj" '>=' 0.95) |"
 		echo "| ping a -> d unloaded p50 / p99, ms | $(fig rxe rtt_idle_p50) / $(fig rxe rtt_idle_p99) | $(fig stellar-nocc rtt_idle_p50) / $(fig stellar-nocc rtt_idle_p99) | $(fig stellar rtt_idle_p50) / $(fig stellar rtt_idle_p99) | | |"
 		echo "| ping a -> d under incast p50 / p99, ms | $(fig rxe rtt_load_p50) / $(fig rxe rtt_load_p99) | $(fig stellar-nocc rtt_load_p50) / $(fig stellar-nocc rtt_load_p99) | $(fig stellar rtt_load_p50) / $(fig stellar rtt_load_p99) | | |"
@@ -158,15 +174,23 @@ write_report() {
 		echo "| every ib_write_bw exited 0 (no QP error, no failed TCP exchange) | $rq | $nq | $sq | yes | $([ "$sq" = yes ] && echo yes || echo no) |"
 		echo "| many-to-many: sum of the 12 flows, MiB/s | $(fig rxe m2m_bw) | $(fig stellar-nocc m2m_bw) | $(fig stellar m2m_bw) | | |"
 		echo "| all 12 flows / bisection (same-leaf flows do not cross it) | $rm | $nm | $sm | | |"
-		echo "| cross-leaf flows / bisection (2 leaf-spine links each way) | $rx | $nx | $sx | >= 0.80 | $(met_share "$sx" 0.8) |"
+		echo "| cross-leaf bytes on the leaf-spine links / bisection (port counters) | $(fig rxe m2m_cross_use) | $(fig stellar-nocc m2m_cross_use) | $(fig stellar m2m_cross_use) | >= 0.80 | $(met_share "$(fig stellar m2m_cross_use)" 0.8) |"
+		echo "| cross-leaf flows / bisection (perftest's averages) | $rx | $nx | $sx | | |"
 		echo "| every many-to-many ib_write_bw exited 0 | $(fig rxe m2m_ok) | $(fig stellar-nocc m2m_ok) | $(fig stellar m2m_ok) | yes | $([ "$(fig stellar m2m_ok)" = yes ] && echo yes || echo no) |"
 		echo "| CNPs d sent / rate cuts of a, b, c | | $(fig stellar-nocc cnp_sent) / $(fig stellar-nocc cc_rate_cuts) | $(fig stellar cnp_sent) / $(fig stellar cc_rate_cuts) | | |"
 		echo
 		echo "a and c sit on leaf1, b and d on leaf2.  Many-to-many: every"
 		echo "host writes to the three others at once; the bisection is the"
-		echo "two leaf-spine-leaf ways between the leaves, both directions."
-		echo "Goodput: the three"
-		echo "ib_write_bw averages over d's two downlinks' rate.  RTT: ICMP ping"
+		echo "two leaf-spine-leaf ways between the leaves, both directions;"
+		echo "the fabric's port counters give what its four leaf-spine links"
+		echo "carried towards the spines (data and acknowledgements)."
+		echo "Goodput: the bytes d's two uplinks received while all"
+		echo "three wrote (d's NIC counters and clock, from the 5th second to"
+		echo "1 s before the end), less 58 header bytes per packet and the"
+		echo "share of packets d counted as duplicates, over the downlinks'"
+		echo "rate.  Jain fairness: of the three ib_write_bw averages"
+		echo "(perftest's rate can be off under TCG, where its cycles-per-second"
+		echo "estimate is wrong; the NIC counters cannot).  RTT: ICMP ping"
 		echo "from a to d through the same queues, every 0.2 s.  Under TCG the"
 		echo "figures compare with each other, not with hardware; the fabric's"
 		echo "queues (RED limit 400 KB) hold up to 160 ms at 20 Mbit/s.  RED"
@@ -186,7 +210,8 @@ main() {
 	if [ -z "$FROM" ]; then
 		RESULTS=$REPO/tests/vm/.build/results/fabric-bench-$(date +%Y%m%d-%H%M%S)
 		mkdir -p "$RESULTS"
-		STELLAR_FABRIC_RATE=$RATE "$REPO/tests/vm/run-vm.sh" \
+		STELLAR_FABRIC_RATE=$RATE STELLAR_FABRIC_RED=$RED \
+			"$REPO/tests/vm/run-vm.sh" \
 			--results "$RESULTS" "$BENCH_DIR/fabric-guest.sh" \
 			"${GUEST_ARGS[@]}" ||
 			echo "bench/fabric: the guest run failed; writing what it measured"
