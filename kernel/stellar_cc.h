@@ -10,7 +10,7 @@
  *
  *   - a CNP cuts: RT = RC, RC = RC * (1 - alpha / 2), alpha = (1 - g) *
  *     alpha + g, and the increase stages start again from 0.  At most one
- *     cut per hold time: the caller passes the QP's smoothed RTT, so that
+ *     cut per hold time: the caller passes stellar_cc_feedback_us(), so that
  *     marks on packets sent before the last cut took effect do not cut
  *     again (with spray, CNPs of one congestion event arrive over many
  *     paths);
@@ -24,7 +24,8 @@
  *     smaller count - fast_stages) first.
  *
  * Both periods are at least the floor the caller passes (the QP's smoothed
- * RTT): feedback cannot come faster than that, and on slow hosts (TCG) a
+ * RTT, stellar_cc_feedback_us()): feedback cannot come faster than that,
+ * and on slow hosts (TCG) a
  * microsecond timer would recover the rate many times per round trip.
  * RC stays within [min_rate, max_rate]; at max_rate the QP is not paced.
  * Time is a monotonic clock in microseconds, passed in.  Rates are kbit/s.
@@ -40,6 +41,8 @@
 #define STELLAR_CC_ALPHA_ONE		1024
 /* Timer stages one stellar_cc_tick() applies at most (an idle QP's). */
 #define STELLAR_CC_MAX_TICK_STAGES	64
+/* A QP's feedback delay until its first RTT sample, us. */
+#define STELLAR_CC_NO_RTT_US		100000
 
 /**
  * struct stellar_cc_params - a device's rate control settings
@@ -101,6 +104,26 @@ void stellar_cc_tick(struct stellar_cc *cc, const struct stellar_cc_params *p,
 		     u32 floor_us, u64 now_us);
 void stellar_cc_sent(struct stellar_cc *cc, const struct stellar_cc_params *p,
 		     u32 bytes);
+
+/**
+ * stellar_cc_feedback_us() - how long a QP's congestion feedback takes
+ * @srtt_us: the QP's smoothed RTT, 0 before its first sample
+ *
+ * The least time between two cuts (marks on packets sent before a cut
+ * took effect must not cut again) and the floor of both timers.  Before
+ * the first RTT sample the QP cannot tell; STELLAR_CC_NO_RTT_US stands in.
+ * Without it, at the start of an incast on the fabric bench (three QPs
+ * at the line rate into one bottleneck, queues of hundreds of
+ * milliseconds, no ACK back yet), alpha decayed to nothing in the
+ * microsecond alpha periods before the first CNP, so the first cuts took
+ * 3%, and then a burst of CNPs cut a QP dozens of times within 0.7 s.
+ *
+ * Return: the time in microseconds.
+ */
+static inline u32 stellar_cc_feedback_us(u32 srtt_us)
+{
+	return srtt_us ? srtt_us : STELLAR_CC_NO_RTT_US;
+}
 
 /* The QP is held below the line rate: its sends must be paced. */
 static inline bool stellar_cc_limited(const struct stellar_cc *cc,

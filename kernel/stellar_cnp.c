@@ -162,7 +162,8 @@ static void stellar_cnp_tick(struct stellar_qp_xport *xp, u64 now_ns)
 {
 	u64 before = xp->cc.rate.increases;
 
-	stellar_cc_tick(&xp->cc.rate, &xp->cc.params, xp->srtt_us,
+	stellar_cc_tick(&xp->cc.rate, &xp->cc.params,
+			stellar_cc_feedback_us(xp->srtt_us),
 			div_u64(now_ns, NSEC_PER_USEC));
 	stellar_cnp_count_increases(xp, before);
 }
@@ -171,7 +172,7 @@ static void stellar_cnp_tick(struct stellar_qp_xport *xp, u64 now_ns)
  * stellar_cnp_rcvd() - a CNP from the QP's peer: cut the rate
  * @xp: the transport, req_mutex held
  *
- * At most once per smoothed RTT (stellar_cc_cnp()).
+ * At most once per smoothed RTT (stellar_cc_feedback_us(), stellar_cc_cnp()).
  */
 void stellar_cnp_rcvd(struct stellar_qp_xport *xp)
 {
@@ -182,7 +183,8 @@ void stellar_cnp_rcvd(struct stellar_qp_xport *xp)
 	if (!cc->on)
 		return;
 	stellar_cnp_tick(xp, now_ns);
-	if (!stellar_cc_cnp(&cc->rate, &cc->params, xp->srtt_us,
+	if (!stellar_cc_cnp(&cc->rate, &cc->params,
+			    stellar_cc_feedback_us(xp->srtt_us),
 			    div_u64(now_ns, NSEC_PER_USEC)))
 		return;
 	stellar_xstat(xp, STELLAR_XS_CC_RATE_CUTS, 1);

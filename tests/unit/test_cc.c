@@ -76,6 +76,36 @@ static void test_cc_cut_and_hold(void **state)
 	assert_int_equal(cc.rate_kbps, 12500);
 }
 
+static void test_cc_hold_without_rtt(void **state)
+{
+	struct stellar_cc cc;
+	u32 hold = stellar_cc_feedback_us(0);
+
+	(void)state;
+	assert_int_equal(stellar_cc_feedback_us(2500), 2500);
+	assert_int_equal(hold, STELLAR_CC_NO_RTT_US);
+	stellar_cc_init(&cc, &params, T0);
+	/* no RTT sample yet: a burst of CNPs cuts once */
+	assert_true(stellar_cc_cnp(&cc, &params, hold, T0));
+	assert_false(stellar_cc_cnp(&cc, &params, hold, T0 + 50));
+	assert_false(stellar_cc_cnp(&cc, &params, hold, T0 + hold - 1));
+	assert_int_equal(cc.rate_kbps, 50000);
+	assert_int_equal(cc.cuts, 1);
+	assert_true(stellar_cc_cnp(&cc, &params, hold, T0 + hold));
+	assert_int_equal(cc.cuts, 2);
+
+	/* nor does alpha decay, or the rate recover, in microsecond periods */
+	stellar_cc_init(&cc, &params, T0);
+	stellar_cc_tick(&cc, &params, hold, T0 + hold - 1);
+	assert_int_equal(cc.alpha, ONE);
+	assert_true(stellar_cc_cnp(&cc, &params, hold, T0 + hold - 1));
+	assert_int_equal(cc.rate_kbps, 50000);
+	stellar_cc_tick(&cc, &params, hold, T0 + 2 * hold - 2);
+	assert_int_equal(cc.rate_kbps, 50000);
+	stellar_cc_tick(&cc, &params, hold, T0 + 2 * hold - 1);
+	assert_int_equal(cc.rate_kbps, 75000);
+}
+
 static void test_cc_cut_by_alpha(void **state)
 {
 	struct stellar_cc cc;
@@ -333,6 +363,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cc_init),
 		cmocka_unit_test(test_cc_cut_and_hold),
+		cmocka_unit_test(test_cc_hold_without_rtt),
 		cmocka_unit_test(test_cc_cut_by_alpha),
 		cmocka_unit_test(test_cc_min_rate),
 		cmocka_unit_test(test_cc_alpha_decay),
