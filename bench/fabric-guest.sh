@@ -369,6 +369,10 @@ run_config() {
 }
 
 fabric_up
+# perftest exchanges its QP numbers and results over TCP through the same
+# RED queues, which drop what is not ECN-capable once they mark: ask for
+# ECN, as a data centre's TCP does, or a full queue fails the exchange.
+sysctl -qw net.ipv4.tcp_ecn=1
 [ "$STELLAR_ROLE" != d ] || record setup rate "$STELLAR_FABRIC_RATE"
 [ "$STELLAR_ROLE" != d ] || record setup paths "$PATHS"
 [ "$STELLAR_ROLE" != d ] || [ "${#CC_PARAMS[@]}" = 0 ] ||
