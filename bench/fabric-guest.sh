@@ -60,6 +60,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# The measurement windows (goodput from the 5th second, port rates over
+# SECONDS_BW - 9 s) need runs of at least 10 s.
+[ "$SECONDS_BW" -ge 10 ] 2>/dev/null ||
+	fail "bench/fabric-guest.sh: --seconds must be a number, at least 10"
 TSV=$STELLAR_OUT/bench.tsv
 : >"$TSV"
 PORT=19600

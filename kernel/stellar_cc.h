@@ -25,8 +25,8 @@
  *
  * Both periods are at least the floor the caller passes (the QP's smoothed
  * RTT, stellar_cc_feedback_us()): feedback cannot come faster than that,
- * and on slow hosts (TCG) a
- * microsecond timer would recover the rate many times per round trip.
+ * and on slow hosts (TCG) a microsecond timer would recover the rate many
+ * times per round trip.
  * RC stays within [min_rate, max_rate]; at max_rate the QP is not paced.
  * Time is a monotonic clock in microseconds, passed in.  Rates are kbit/s.
  *

@@ -45,6 +45,9 @@ SPINES=$STELLAR_FABRIC_SPINES
 UPLINKS=$STELLAR_FABRIC
 RATE=${STELLAR_FABRIC_RATE:-100mbit}
 IFS=, read -r RED_MIN RED_MAX RED_PROB <<<"${STELLAR_FABRIC_RED:-20000,60000,0.2}"
+[[ "$RED_MIN" =~ ^[0-9]+$ && "$RED_MAX" =~ ^[0-9]+$ &&
+	"$RED_PROB" =~ ^[01](\.[0-9]+)?$ ]] && [ "$RED_MIN" -lt "$RED_MAX" ] ||
+	fail "STELLAR_FABRIC_RED='${STELLAR_FABRIC_RED:-}': want MIN,MAX,PROBABILITY (bytes, MIN < MAX; 0..1)"
 # RED's averaging burst: 20 packets for the default thresholds, and for
 # others the rule of thumb of tc-red(8), (2 min + max) / (3 avpkt).
 RED_BURST=20
