@@ -446,6 +446,31 @@ static int stellar_modify_qp_locked(struct stellar_qp *qp,
 	return 0;
 }
 
+/**
+ * stellar_qp_error_if() - move a QP to ERR for a transport error
+ * @qp: the QP
+ * @still_wanted: tells, under qp->state_lock, whether the error still
+ *	stands; a move to RESET since it was raised withdraws it
+ *
+ * The error work waits for the state lock: a consumer that saw the
+ * error's completion may meanwhile have reset the QP and connected it
+ * anew, and the old error must not put the new connection in ERR.
+ *
+ * Return: true if the QP moved to ERR.
+ */
+bool stellar_qp_error_if(struct stellar_qp *qp,
+			 bool (*still_wanted)(struct stellar_qp *qp))
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool moved = false;
+
+	mutex_lock(&qp->state_lock);
+	if (still_wanted(qp))
+		moved = !stellar_modify_qp_locked(qp, &attr, IB_QP_STATE);
+	mutex_unlock(&qp->state_lock);
+	return moved;
+}
+
 int stellar_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		      int mask, struct ib_udata *udata)
 {

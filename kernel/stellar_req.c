@@ -769,17 +769,21 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 	return !budget;
 }
 
+/* Under qp->state_lock: the error was not withdrawn by a reset. */
+static bool stellar_req_error_stands(struct stellar_qp *qp)
+{
+	return test_and_clear_bit(STELLAR_XP_GO_ERROR, &qp->xport->flags);
+}
+
 /* stellar_xport_fatal()'s work: move the QP to ERR, then report. */
 void stellar_req_err_work(struct work_struct *work)
 {
 	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
 						   err_work);
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int event;
 
-	if (!test_and_clear_bit(STELLAR_XP_GO_ERROR, &xp->flags))
+	if (!stellar_qp_error_if(xp->qp, stellar_req_error_stands))
 		return;
-	stellar_modify_qp(&xp->qp->ibqp, &attr, IB_QP_STATE, NULL);
 	event = atomic_xchg(&xp->async_event, -1);
 	if (event >= 0)
 		stellar_qp_event(xp->qp, event);

@@ -87,6 +87,8 @@ struct stellar_qp *stellar_qp_get_next(struct stellar_dev *sdev,
 				       unsigned long *index);
 void stellar_qp_put(struct stellar_qp *qp);
 void stellar_qp_event(struct stellar_qp *qp, enum ib_event_type type);
+bool stellar_qp_error_if(struct stellar_qp *qp,
+			 bool (*still_wanted)(struct stellar_qp *qp));
 
 /* A READ or atomic: its response lands in the WQE's SGEs. */
 static inline bool stellar_wr_is_rd_atomic(u8 opcode)

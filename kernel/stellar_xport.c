@@ -306,6 +306,7 @@ static void stellar_xport_enter_state(struct stellar_qp_xport *xp,
 	case IB_QPS_RESET:
 		clear_bit(STELLAR_XP_ERROR, &xp->flags);
 		clear_bit(STELLAR_XP_GO_ERROR, &xp->flags);
+		atomic_set(&xp->async_event, -1);
 		del_timer(&xp->retrans_timer);
 		del_timer(&xp->rnr_timer);
 		stellar_resp_purge(xp);
