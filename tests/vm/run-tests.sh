@@ -50,8 +50,9 @@
 #
 # Per test the results dir holds vm-<role>/{output.log,exit_code,status,
 # kernel.log,serial.log,qemu.log} and shared/ (barriers and values).
-# Prints "PASS name (Ns)" or "FAIL name: reason" per test and finally
-# "N passed, N failed"; exits 1 if any test failed, 2 on usage errors.
+# Prints "PASS name (Ns)" or "FAIL name: reason" per test, the FAIL
+# lines again (also in failures.txt), and finally "N passed, N failed";
+# exits 1 if any test failed, 2 on usage errors.
 # A test that fails while a guest's virtio-net transmit queue has stalled
 # (QEMU stopped taking its frames), or one of whose guests has not
 # reached its init after STELLAR_BOOT_LIMIT seconds (120, times
@@ -324,7 +325,8 @@ run_attempt() {
 		return 1
 	elif [ "${#reasons[@]}" -gt 0 ]; then
 		N_FAIL=$((N_FAIL + 1))
-		echo "FAIL $name: $(printf '%s; ' "${reasons[@]}" | sed 's/; $//')"
+		echo "FAIL $name: $(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" |
+			tee -a "$RESULTS/failures.txt"
 		[ -n "$bad" ] && echo "$bad" | head -n 40 | sed 's/^/    klog /'
 		show_failure_details "$testdir" "$roles"
 	elif [ "$skipped" = 1 ]; then
@@ -466,6 +468,12 @@ main() {
 	for script in "${single[@]}"; do
 		run_one "$script"
 	done
+	# Again at the end: a failure's details can be longer than the
+	# part of the output a CI log keeps.
+	if [ -s "$RESULTS/failures.txt" ]; then
+		echo "the failures, again:"
+		sed 's/^/    /' "$RESULTS/failures.txt"
+	fi
 	summary="$N_PASS passed, $N_FAIL failed"
 	[ "$N_SKIP" -gt 0 ] && summary="$summary, $N_SKIP skipped"
 	[ "$N_RERUN" -gt 0 ] &&
