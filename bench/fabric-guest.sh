@@ -21,6 +21,9 @@
 #                      1 s before the end), over their rate
 #   neck_goodput       the same without packet headers and the packets
 #                      d counted as duplicates (resent), over their rate
+#   jain_rx            Jain's fairness index of the bytes each of d's
+#                      three QPs received in neck_use's window (stellar:
+#                      the QPs' rx_bytes in /proc/stellar/stellar0/qps)
 #   qp_ok              every ib_write_bw exited 0 on both ends
 #   cnp_sent           CNPs d sent (stellar)
 #   cc_rate_cuts       rate cuts of a, b and c together (stellar)
@@ -180,6 +183,41 @@ with open(out, "w") as f:
 PY
 }
 
+# qp_rx_sampler OUT STOP: until the file STOP exists, every 0.25 s, a
+# line "seconds qpn rx_bytes" per stellar QP of this host that received
+# anything.
+qp_rx_sampler() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys, time
+out, stop = sys.argv[1], sys.argv[2]
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        now, qpn = time.time(), None
+        for line in open("/proc/stellar/stellar0/qps"):
+            if line.startswith("qp "):
+                qpn = line.split()[1].rstrip(":")
+            elif qpn and line.startswith("rx_bytes: "):
+                if int(line.split()[1]):
+                    f.write("%.3f %s %s\n" % (now, qpn, line.split()[1]))
+        f.flush()
+        time.sleep(0.25)
+PY
+}
+
+# jain_record CONFIG SAMPLES START: Jain's fairness index of what each of
+# d's QPs received (qp_rx_sampler's SAMPLES) in neck_record's window.
+jain_record() {
+	record "$1" jain_rx "$(awk -v from="$(($3 + 5))" \
+		-v to="$(($3 + SECONDS_BW - 1))" '
+		$1 >= from && !($2 in b0) { b0[$2] = $3 }
+		$1 <= to { b1[$2] = $3 }
+		END {
+			for (q in b0) { x = b1[q] - b0[q]; s += x; sq += x * x; n++ }
+			if (n < 3 || sq <= 0) print "—"
+			else printf "%.3f\n", s * s / (n * sq)
+		}' "$2")"
+}
+
 # neck_record CONFIG SAMPLES START COUNTS0 COUNTS1: neck_use and
 # neck_goodput from rx_sampler's SAMPLES, from START + 5 s to START +
 # SECONDS_BW - 1 s (all three senders write then), and the duplicate
@@ -222,6 +260,8 @@ incast() {
 		counts0=$(rx_counts)
 		start=$(date +%s)
 		rx_sampler "$STELLAR_OUT/$config-rx.txt" "/run/stellar/$config.traced" &
+		[ "$DEV" != stellar0 ] || qp_rx_sampler "$STELLAR_OUT/$config-qp-rx.txt" \
+			"/run/stellar/$config.traced" &
 		put_val "$config.ready" 1
 	else
 		get_val_from d "$config.ready" >/dev/null
@@ -256,6 +296,8 @@ incast() {
 	record "$config" qp_ok "$ok"
 	neck_record "$config" "$STELLAR_OUT/$config-rx.txt" "$start" \
 		"$counts0" "$counts1"
+	[ "$DEV" != stellar0 ] ||
+		jain_record "$config" "$STELLAR_OUT/$config-qp-rx.txt" "$start"
 }
 
 # m2m_port SRC DST: the TCP port of the many-to-many flow SRC -> DST.
