@@ -334,9 +334,12 @@ vm_unbooted() {
 # killing them) if the deadline passed.  With BOOT_DEADLINE and TESTDIR,
 # returns 2 (after killing them) if by BOOT_DEADLINE a VM of TESTDIR had
 # not reached its init: a boot that stalled (debug kernels on a loaded
-# host can hang in timer calibration), not a test that failed.
+# host can hang in timer calibration), not a test that failed.  With
+# STOP_CHECK, a command run with TESTDIR every 5 s, returns 3 (after
+# killing them) once it prints something.
 vm_wait_all() {
-	local deadline=$1 boot_deadline=${2:-} testdir=${3:-} pid alive now
+	local deadline=$1 boot_deadline=${2:-} testdir=${3:-} stop_check=${4:-}
+	local pid alive now next_check=0
 
 	while :; do
 		alive=0
@@ -355,6 +358,13 @@ vm_wait_all() {
 				return 2
 			fi
 			boot_deadline=''
+		fi
+		if [ -n "$stop_check" ] && [ "$now" -ge "$next_check" ]; then
+			next_check=$((now + 5))
+			if [ -n "$("$stop_check" "$testdir")" ]; then
+				vm_kill_all
+				return 3
+			fi
 		fi
 		sleep 0.5
 	done

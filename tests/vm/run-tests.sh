@@ -53,11 +53,11 @@
 # Prints "PASS name (Ns)" or "FAIL name: reason" per test, the FAIL
 # lines again (also in failures.txt), and finally "N passed, N failed";
 # exits 1 if any test failed, 2 on usage errors.
-# A test that fails while a guest's virtio-net transmit queue has stalled
-# (QEMU stopped taking its frames), or one of whose guests has not
-# reached its init after STELLAR_BOOT_LIMIT seconds (120, times
-# STELLAR_TIMEOUT_SCALE), runs once more; the first attempt is printed
-# as "RERUN name: ..." and counted in the summary.
+# A test during whose first attempt a guest's virtio-net transmit queue
+# stalls (QEMU stopped taking its frames: the attempt stops then), or
+# one of whose guests has not reached its init after STELLAR_BOOT_LIMIT
+# seconds (120, times STELLAR_TIMEOUT_SCALE), runs once more; the first
+# attempt is printed as "RERUN name: ..." and counted in the summary.
 
 set -u
 
@@ -293,11 +293,19 @@ run_attempt() {
 		index=$((index + 1))
 	done
 	boot_limit=$((BOOT_LIMIT * TIMEOUT_SCALE))
+	# A first attempt stops as soon as a guest's NIC stalls: the test
+	# would only wait out its timeouts before it is run again.
 	vm_wait_all $((start + timeout + BOOT_SLACK)) \
-		$(($(date +%s) + boot_limit)) "$testdir" || waited=$?
+		$(($(date +%s) + boot_limit)) "$testdir" \
+		"$([ "$attempt" = 1 ] && echo nic_stall_line)" || waited=$?
 	[ "$waited" = 1 ] && killed=1
 	elapsed=$(($(date +%s) - start))
 	[ "$VERBOSE" = 1 ] && stop_following
+	if [ "$waited" = 3 ]; then
+		echo "RERUN $name: a guest's NIC stalled; stopped after ${elapsed}s (logs in $testdir)"
+		echo "    klog $(nic_stall_line "$testdir")"
+		return 1
+	fi
 	if [ "$waited" = 2 ]; then
 		unbooted=$(vm_unbooted "$testdir" | xargs)
 		if [ "$attempt" = 1 ]; then
