@@ -162,27 +162,6 @@ rx_counts() {
 	fi
 }
 
-# rx_sampler OUT STOP: until the file STOP exists, every 0.25 s, a line
-# "seconds rx_bytes rx_packets" of this host's uplinks (what its
-# downlinks delivered), with this host's clock.
-rx_sampler() {
-	python3 - "$1" "$2" <<'PY'
-import glob, os, sys, time
-out, stop = sys.argv[1], sys.argv[2]
-devs = [os.path.basename(d) for d in glob.glob("/sys/class/net/eth*")]
-def count(dev, name):
-    with open("/sys/class/net/%s/statistics/%s" % (dev, name)) as f:
-        return int(f.read())
-with open(out, "w") as f:
-    while not os.path.exists(stop):
-        f.write("%.3f %d %d\n" % (time.time(),
-                sum(count(d, "rx_bytes") for d in devs),
-                sum(count(d, "rx_packets") for d in devs)))
-        f.flush()
-        time.sleep(0.25)
-PY
-}
-
 # qp_rx_sampler OUT STOP: until the file STOP exists, every 0.25 s, a
 # line "seconds qpn rx_bytes" per stellar QP of this host that received
 # anything.
@@ -259,7 +238,7 @@ incast() {
 		done
 		counts0=$(rx_counts)
 		start=$(date +%s)
-		rx_sampler "$STELLAR_OUT/$config-rx.txt" "/run/stellar/$config.traced" &
+		rx_sampler "$STELLAR_OUT/$config-rx.txt" "/run/stellar/$config.traced" 0.25 &
 		[ "$DEV" != stellar0 ] || qp_rx_sampler "$STELLAR_OUT/$config-qp-rx.txt" \
 			"/run/stellar/$config.traced" &
 		put_val "$config.ready" 1

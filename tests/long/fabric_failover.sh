@@ -55,24 +55,6 @@ PORT=19800
 # One spine's capacity, in bytes per second.
 SPINE=$(python3 -c "r = '$STELLAR_FABRIC_RATE'; print(int(float(r.rstrip('mbit')) * 1e6 / 8))")
 
-# rx_sampler OUT STOP: "seconds rx_bytes" of b's uplinks every 50 ms.
-rx_sampler() {
-	python3 - "$1" "$2" <<'EOF'
-import os, sys, time
-out, stop = sys.argv[1], sys.argv[2]
-devs = ["eth0", "eth1"]
-with open(out, "w") as f:
-    while not os.path.exists(stop):
-        total = 0
-        for d in devs:
-            with open("/sys/class/net/%s/statistics/rx_bytes" % d) as c:
-                total += int(c.read())
-        f.write("%.3f %d\n" % (time.time(), total))
-        f.flush()
-        time.sleep(0.05)
-EOF
-}
-
 # rx_flowing SAMPLES: the sampler saw 64 KiB arrive.
 rx_flowing() {
 	[ "$(awk 'NR == 1 { first = $2 } END { print $2 - first }' "$1")" -gt 65536 ]
@@ -90,7 +72,7 @@ def rate(a, b):
     return (w[-1][1] - w[0][1]) / (w[-1][0] - w[0][0]) if len(w) > 1 else 0
 stall, start = 0.0, None
 for i in range(1, len(s)):
-    t, b = s[i]
+    t, b = s[i][:2]
     if t < t_dark or s[i - 1][0] > t_light:
         continue
     if start is None:
@@ -164,7 +146,7 @@ run() {
 
 	PORT=$((PORT + 1))
 	if [ "$STELLAR_ROLE" = b ]; then
-		rx_sampler "$STELLAR_OUT/$name.rx" "$stop" &
+		rx_sampler "$STELLAR_OUT/$name.rx" "$stop" 0.05 &
 		sampler=$!
 		timeout 300 ib_write_bw -d stellar0 -x "$GID" -p "$PORT" -s 65536 \
 			-D "$BW_SECONDS" >"$log" 2>&1 &

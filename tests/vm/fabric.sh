@@ -101,6 +101,27 @@ tx_packets() {
 	cat "/sys/class/net/$1/statistics/tx_packets"
 }
 
+# rx_sampler OUT STOP INTERVAL: until the file STOP exists, every
+# INTERVAL seconds, a line "seconds rx_bytes rx_packets" of what this
+# host's NICs (its uplinks) received, by this host's clock.
+rx_sampler() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import glob, os, sys, time
+out, stop, interval = sys.argv[1], sys.argv[2], float(sys.argv[3])
+devs = [os.path.basename(d) for d in glob.glob("/sys/class/net/eth*")]
+def count(dev, name):
+    with open("/sys/class/net/%s/statistics/%s" % (dev, name)) as f:
+        return int(f.read())
+with open(out, "w") as f:
+    while not os.path.exists(stop):
+        f.write("%.3f %d %d\n" % (time.time(),
+                sum(count(d, "rx_bytes") for d in devs),
+                sum(count(d, "rx_packets") for d in devs)))
+        f.flush()
+        time.sleep(interval)
+PY
+}
+
 # udp_sink PORT OUT STOP: count, per source port, the datagrams that
 # reach UDP PORT until the file STOP exists; OUT gets "sport count" lines.
 udp_sink() {
