@@ -18,6 +18,8 @@
 #     the way back is dark);
 #   - the rate afterwards must reach half of the lower of those two, and
 #     the stall must end within the first half of the dark window.
+# STELLAR_FABRIC_CC=NAME=VALUE,... loads the module with those DCQCN
+# parameters.
 # Not part of make check (tests/long: run it by name,
 # "tests/vm/run-tests.sh fabric_failover"); see the notes below.
 # Seen a few times (20 Mbit/s, "both"): perftest's run ended on time but
@@ -199,7 +201,9 @@ run() {
 }
 
 fabric_up
-stellar_load spray_paths=16
+CC_PARAMS=()
+[ -z "${STELLAR_FABRIC_CC:-}" ] || IFS=, read -r -a CC_PARAMS <<<"$STELLAR_FABRIC_CC"
+stellar_load spray_paths=16 "${CC_PARAMS[@]}"
 rdma link add stellar0 type stellar netdev eth0
 GID=$(gid_index stellar0 "$FABRIC_IP")
 barrier stellar-up

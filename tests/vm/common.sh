@@ -405,6 +405,7 @@ vm_write_config() {
 		printf 'STELLAR_FABRIC_SPINES=%q\n' "${FABRIC_SPINES:-0}"
 		printf 'STELLAR_FABRIC_RATE=%q\n' "${FABRIC_RATE:-}"
 		printf 'STELLAR_FABRIC_RED=%q\n' "${STELLAR_FABRIC_RED:-}"
+		printf 'STELLAR_FABRIC_CC=%q\n' "${STELLAR_FABRIC_CC:-}"
 		printf 'STELLAR_TIMEOUT=%q\n' "$timeout"
 		printf 'STELLAR_TIMEOUT_SCALE=%q\n' "${TIMEOUT_SCALE:-1}"
 		printf 'STELLAR_LONG=%q\n' "${LONG:-1}"

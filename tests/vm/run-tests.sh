@@ -17,7 +17,9 @@
 # (N hosts "a", "b", ... up to 8 with K uplinks each, to a router VM
 # "fabric" that runs tests/vm/fabric-router.sh; STELLAR_FABRIC_RATE=R
 # overrides the rate, STELLAR_FABRIC_RED=MIN,MAX,PROB the RED queues'
-# marking), and can be overridden with the options below.  smp and mem default to
+# marking, STELLAR_FABRIC_CC=NAME=VALUE,... gives tests that load the
+# module on the fabric DCQCN parameters), and can be overridden with
+# the options below.  smp and mem default to
 # STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).  Guests boot with
 # SLUB debugging and page poisoning (common.sh) unless the header says
 # memdebug=off (a test whose rate checks or volume it would break, with
