@@ -18,6 +18,9 @@
 #     the way back is dark);
 #   - the rate afterwards must reach half of the lower of those two, and
 #     the stall must end within the first half of the dark window.
+# Each run's line says how busy the router VM's CPU and the host's CPUs
+# were before the failure and in that second half (tests/vm/cpu.sh): a
+# router near 100% forwards as fast as the emulation lets it.
 # STELLAR_FABRIC_CC=NAME=VALUE,... loads the module with those DCQCN
 # parameters.
 # Not part of make check (tests/long: run it by name,
@@ -144,7 +147,7 @@ bw_wait() {
 run() {
 	local dir=$1 name=$1_$2 log=$STELLAR_OUT/$1_$2.log stop=/tmp/$1_$2.stop
 	local pid sampler t_pre t_dark t_light rc=0 before stall after need srtt
-	local rtts left
+	local rtts left busy mid
 
 	PORT=$((PORT + 1))
 	if [ "$STELLAR_ROLE" = b ]; then
@@ -192,7 +195,9 @@ run() {
 	srtt=$(get_val_from a "$name.srtt")
 	need=$(((before < left ? before : left) / 2))
 	rtts=$(awk -v s="$stall" -v r="$srtt" 'BEGIN { if (r > 0) printf "%.0f", s / r; else print "?" }')
-	log "$name: $before B/s before, stall $stall ms ($rtts smoothed RTTs of $srtt ms), $after B/s in the second half of the dark time (capacity left $left)"
+	mid=$(awk -v a="$t_dark" -v b="$t_light" 'BEGIN { printf "%.3f", (a + b) / 2 }')
+	busy="router $(cpu_busy router "$t_pre" "$t_dark")% before, $(cpu_busy router "$mid" "$t_light")% after; host $(cpu_busy host "$t_pre" "$t_dark")%, $(cpu_busy host "$mid" "$t_light")%"
+	log "$name: $before B/s before, stall $stall ms ($rtts smoothed RTTs of $srtt ms), $after B/s in the second half of the dark time (capacity left $left; CPU busy: $busy)"
 	log "GOAL $name: stall <= 20 RTTs: $(awk -v s="$stall" -v r="$srtt" 'BEGIN { print (r > 0 && s <= 20 * r) ? "met" : "not met" }'); rate >= 80% of what is left: $([ $((after * 100)) -ge $(((before < left ? before : left) * 80)) ] && echo met || echo 'not met')"
 	[ "$after" -ge "$need" ] ||
 		fail "$name: $after B/s in the second half of the dark time, under half of $((before < left ? before : left))"

@@ -30,6 +30,8 @@
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$VM_DIR/../.." && pwd -P)
+# shellcheck source=tests/vm/cpu.sh
+. "$VM_DIR/cpu.sh"
 VM_BUILD=${STELLAR_VM_BUILD:-$VM_DIR/.build}
 VM_MEM=${STELLAR_VM_MEM:-1024}
 VM_SMP=${STELLAR_VM_SMP:-1}

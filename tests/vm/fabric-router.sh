@@ -39,6 +39,8 @@
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tests/vm/cpu.sh
+. "$(dirname "$(readlink -f "$0")")/cpu.sh"
 
 LEAVES=$STELLAR_FABRIC_LEAVES
 SPINES=$STELLAR_FABRIC_SPINES
@@ -402,6 +404,8 @@ for ns in $(ip netns list | awk '{ print $1 }' | sort); do
 	echo "== $ns"
 	ip -n "$ns" route show
 done >"$STELLAR_OUT/routes.txt"
+# how busy the switches keep this VM's CPU (cpu_busy router)
+cpu_sampler "$STELLAR_SHARED/router-cpu" $$ &
 _publish "$STELLAR_SHARED/fabric.ready" "$LEAVES $SPINES $UPLINKS $RATE"
 serve
 stats >"$STELLAR_OUT/stats.txt"

@@ -122,6 +122,16 @@ with open(out, "w") as f:
 PY
 }
 
+# cpu_busy WHOSE FROM TO: how busy the CPUs of WHOSE ("host": the
+# machine running the emulators; "router": the fabric's VM) were from
+# FROM to TO (this guest's clock, which follows the host's), in percent,
+# from the samples of tests/vm/cpu.sh; "?" without samples.
+cpu_busy() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b { s += $2; n++ }
+		END { if (n) printf "%.0f\n", 100 * s / n; else print "?" }' \
+		"$STELLAR_SHARED/$1-cpu" 2>/dev/null || echo '?'
+}
+
 # udp_sink PORT OUT STOP: count, per source port, the datagrams that
 # reach UDP PORT until the file STOP exists; OUT gets "sport count" lines.
 udp_sink() {

@@ -18,8 +18,9 @@
 # "fabric" that runs tests/vm/fabric-router.sh; STELLAR_FABRIC_RATE=R
 # overrides the rate, STELLAR_FABRIC_RED=MIN,MAX,PROB the RED queues'
 # marking, STELLAR_FABRIC_CC=NAME=VALUE,... gives tests that load the
-# module on the fabric DCQCN parameters), and can be overridden with
-# the options below.  smp and mem default to
+# module on the fabric DCQCN parameters; the host's CPU use goes to the
+# shared dir's host-cpu while the test runs, tests/vm/cpu.sh), and can be
+# overridden with the options below.  smp and mem default to
 # STELLAR_VM_SMP and STELLAR_VM_MEM (1 vCPU, 1024 MB).  Guests boot with
 # SLUB debugging and page poisoning (common.sh) unless the header says
 # memdebug=off (a test whose rate checks or volume it would break, with
@@ -226,7 +227,7 @@ run_attempt() {
 	local stall boot_limit waited=0 unbooted
 	local index port_base=0 start killed=0 reasons=() bad verdict elapsed
 	local skipped ROLES FABRIC_UPLINKS FABRIC_HOSTS FABRIC_LEAVES
-	local FABRIC_SPINES FABRIC_RATE
+	local FABRIC_SPINES FABRIC_RATE cpu_sampler=''
 
 	name=$(basename "$script" .sh)
 	vms=${OPT_VMS:-$(header_value "$script" vms 1)}
@@ -270,6 +271,10 @@ run_attempt() {
 	mkdir -p "$testdir/shared"
 	[ "$links" -gt 0 ] && port_base=$(vm_port_base $((links * ${FABRIC_HOSTS:-1})))
 	start=$(date +%s)
+	[ "$FABRIC_UPLINKS" = 0 ] || {
+		cpu_sampler "$testdir/shared/host-cpu" $$ &
+		cpu_sampler=$!
+	}
 	index=1
 	for role in $roles; do
 		mkdir -p "$testdir/vm-$role"
@@ -301,6 +306,7 @@ run_attempt() {
 		$(($(date +%s) + boot_limit)) "$testdir" \
 		"$([ "$attempt" = 1 ] && echo nic_stall_line)" || waited=$?
 	[ "$waited" = 1 ] && killed=1
+	[ -z "$cpu_sampler" ] || kill "$cpu_sampler" 2>/dev/null || true
 	elapsed=$(($(date +%s) - start))
 	[ "$VERBOSE" = 1 ] && stop_following
 	if [ "$waited" = 3 ]; then
