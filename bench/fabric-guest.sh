@@ -222,6 +222,7 @@ neck_record() {
 		}' "$2")"
 	record "$1" neck_use "$use"
 	record "$1" neck_goodput "$good"
+	record "$1" incast_router_busy "$(cpu_busy router $(($3 + 5)) $(($3 + SECONDS_BW - 1)))"
 }
 
 # incast CONFIG: a, b and c write to d at once; a pings d meanwhile.
@@ -289,7 +290,7 @@ m2m_port() {
 # cross from one leaf to the other (a, c on leaf1; b, d on leaf2).
 many_to_many() {
 	local config=$1 role pid pids=() rc=0 ok=yes port bw all=0 cross=0
-	local rates_pid=''
+	local rates_pid='' start
 	local line='' flow
 
 	PORT=$((PORT + 100))
@@ -309,6 +310,7 @@ many_to_many() {
 		pids+=("$BW_PID")
 	done
 	if [ "$STELLAR_ROLE" = d ]; then
+		start=$(date +%s)
 		(sleep 4 && fabric_cmd rates $((SECONDS_BW - 9))) \
 			>"$STELLAR_OUT/$config-m2m-rates.txt" 2>&1 &
 		rates_pid=$!
@@ -338,6 +340,7 @@ many_to_many() {
 	record "$config" m2m_bw "$all" MiB/s
 	record "$config" m2m_cross_bw "$cross" MiB/s
 	record "$config" m2m_ok "$ok"
+	record "$config" m2m_router_busy "$(cpu_busy router $((start + 4)) $((start + SECONDS_BW - 5)))"
 	wait "$rates_pid" || true
 	record "$config" m2m_cross_use "$(awk -v r="${STELLAR_FABRIC_RATE%mbit}" '
 		$1 ~ /^leaf[0-9]+-spine[0-9]+$/ && $2 == "up" { s += $3; n++ }
