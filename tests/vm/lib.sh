@@ -52,9 +52,9 @@ IBV_PROVIDER_LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
 IBV_DRIVER_CONFDIR=/etc/libibverbs.d
 
 # _stellar_fail_state: on a failure, keep what the devices looked like
-# (per-device counters, QPs with their transport counters, neighbours)
-# in $STELLAR_OUT/fail-state.txt, and show what is not 0, for failures
-# that happen once in many runs.  Runs once; never fails.
+# (per-device counters, QPs with their transport counters, neighbours,
+# NIC counters) in $STELLAR_OUT/fail-state.txt, and show what is not 0,
+# for failures that happen once in many runs.  Runs once; never fails.
 _stellar_fail_state() {
 	local dir dev state=${STELLAR_OUT:-/tmp}/fail-state.txt
 
@@ -71,6 +71,10 @@ _stellar_fail_state() {
 		done
 		echo "==== neighbours"
 		ip neigh 2>&1
+		# a NIC that counts packets sent while its peer receives none
+		# is a stalled emulated queue
+		echo "==== links"
+		ip -s link show 2>&1
 		echo "==== rdma resource show qp"
 		timeout 10 rdma resource show qp 2>&1
 	} >"$state" 2>&1 || true
