@@ -182,6 +182,12 @@ qp_cmd() {
 		fail "wire_qp did not answer '$1':"$'\n'"$(cat "$STELLAR_OUT/wire_qp.err")"
 }
 
+# post_recv WHAT: wire_qp posts one receive WQE, and says so.
+post_recv() {
+	qp_cmd recv
+	assert_eq "$QP_REPLY" "recv posted" "$1"
+}
+
 # psn_probe QPN PSN COUNTED: 50 SENDs at PSN to the QP must not be
 # accepted; with COUNTED=yes the rx counters other than rx_packets and
 # rx_bytes (drop reasons) must count every one of them.
@@ -232,8 +238,7 @@ qp_stat() {
 ext_send() {
 	local qpn=$1 psn=$2 data="stellar placement header"
 
-	qp_cmd recv
-	assert_eq "$QP_REPLY" "recv posted" "a second receive"
+	post_recv "a second receive"
 	craft 4 send --xph --qpn "$qpn" --psn "$psn" --data "$data" >/dev/null
 	qp_cmd "poll 20"
 	assert_eq "$QP_REPLY" \
@@ -302,8 +307,7 @@ ext_placement() {
 ext_send_placement() {
 	local qpn=$1 tail="the tail came first"
 
-	qp_cmd recv
-	assert_eq "$QP_REPLY" "recv posted" "a third receive"
+	post_recv "a third receive"
 	craft 4 send --xph --opcode 2 --qpn "$qpn" --psn 0x105 --offset 1024 \
 		--rmsn 2 --data "$tail" >/dev/null
 	wait_for 10 qp_stat_is "$qpn" ooo_placed 2
@@ -330,9 +334,8 @@ ext_send_placement() {
 ext_send_ahead() {
 	local qpn=$1 second="the second message came first" first="first"
 
-	qp_cmd recv
-	qp_cmd recv
-	assert_eq "$QP_REPLY" "recv posted" "two more receives"
+	post_recv "a receive for the message that fills the gap"
+	post_recv "a receive for the message placed ahead"
 	craft 4 send --xph --qpn "$qpn" --psn 0x107 --rmsn 4 \
 		--data "$second" >/dev/null
 	wait_for 10 qp_stat_is "$qpn" ooo_placed 3
@@ -348,8 +351,8 @@ ext_send_ahead() {
 		"the message placed ahead, second"
 	assert_eq "$(qp_stat "$qpn" epsn)" $((0x108)) "epsn after both"
 
-	qp_cmd recv
-	qp_cmd recv
+	post_recv "a receive to be flushed"
+	post_recv "a receive to be placed in and flushed"
 	craft 4 send --xph --qpn "$qpn" --psn 0x109 --rmsn 6 \
 		--data "$second" >/dev/null
 	wait_for 10 qp_stat_is "$qpn" ooo_placed 4
