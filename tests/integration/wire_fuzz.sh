@@ -229,14 +229,36 @@ check_runs() {
 		fail "no traffic run completed while the fuzzer ran (outputs in $TRAFFIC)"
 }
 
+# run_summary NAME OUTCOME SERVER_RC CLIENT_RC: one line on a failed run
+# of $TRAFFIC/runs, with the last line of each side's output.
+run_summary() {
+	local side
+
+	printf '%s %s (server rc %s, client rc %s)' "$1" "$2" "$3" "$4"
+	for side in server client; do
+		printf ', %s: "%s"' "$side" \
+			"$(tail -n 1 "$TRAFFIC/$1.$side" 2>/dev/null | tr -d '\r')"
+	done
+}
+
 # still_works: a round without the fuzzer completes with correct data.
+# The failure names the runs that failed and how (the test's output is
+# long, its FAIL line is what the runner shows).
 still_works() {
+	local failed
+
 	mv "$TRAFFIC/runs" "$TRAFFIC/runs.fuzzed"
 	family 4
 	round 999
-	if grep -v ' ok ' "$TRAFFIC/runs"; then
-		fail "traffic after fuzzing failed (outputs in $TRAFFIC)"
-	fi
+	[ -s "$TRAFFIC/runs" ] ||
+		fail "the round without the fuzzer recorded no runs ($TRAFFIC/runs)"
+	failed=$(awk '$2 != "ok"' "$TRAFFIC/runs" | while read -r run; do
+		# shellcheck disable=SC2086 # the four fields of a runs line
+		run_summary $run
+		printf '; '
+	done)
+	[ -z "$failed" ] ||
+		fail "traffic after fuzzing failed: ${failed%; } (outputs in $TRAFFIC)"
 	log "a round without the fuzzer completed"
 }
 
