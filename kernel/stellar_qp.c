@@ -794,7 +794,7 @@ int stellar_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* A process publishes WQEs in its mapped ring: this is a doorbell. */
 	if (qp->is_user) {
-		stellar_xport_kick(qp);
+		stellar_xport_kick_inline(qp);
 		stellar_db_wake(to_sdev(ibqp->device));
 		return 0;
 	}

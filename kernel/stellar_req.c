@@ -818,6 +818,22 @@ void stellar_xport_drain(struct stellar_qp *qp)
 	mutex_unlock(&xp->req_mutex);
 }
 
+/* One pass of the requester under req_mutex; true if it has more to send. */
+static bool stellar_req_pass(struct stellar_qp_xport *xp)
+{
+	bool more;
+
+	lockdep_assert_held(&xp->req_mutex);
+	if (test_bit(STELLAR_XP_ERROR, &xp->flags)) {
+		stellar_comp_flush(xp);
+		return false;
+	}
+	stellar_comp_handle_timers(xp);
+	more = stellar_req_send(xp);
+	stellar_comp_retire(xp);
+	return more;
+}
+
 /**
  * stellar_req_work() - the requester: send, retransmit, flush
  * @work: xp->req_work
@@ -826,16 +842,62 @@ void stellar_req_work(struct work_struct *work)
 {
 	struct stellar_qp_xport *xp = container_of(work, struct stellar_qp_xport,
 						   req_work);
-	bool more = false;
+	bool more;
 
 	mutex_lock(&xp->req_mutex);
-	if (test_bit(STELLAR_XP_ERROR, &xp->flags)) {
-		stellar_comp_flush(xp);
-	} else {
-		stellar_comp_handle_timers(xp);
-		more = stellar_req_send(xp);
-		stellar_comp_retire(xp);
+	more = stellar_req_pass(xp);
+	mutex_unlock(&xp->req_mutex);
+	if (more)
+		stellar_xport_queue(xp, &xp->req_work);
+}
+
+/*
+ * A reliable QP with nothing in flight: a doorbell now starts a new
+ * exchange, whose first packet is worth sending at once.
+ */
+static bool stellar_req_idle(struct stellar_qp_xport *xp)
+{
+	return stellar_qp_is_reliable(xp->qp) && xp->sq_psn == xp->una_psn &&
+	       !test_bit(STELLAR_XP_ERROR, &xp->flags);
+}
+
+/**
+ * stellar_xport_kick_inline() - run the requester in the doorbell's context
+ * @qp: a QP whose process rang its send doorbell
+ *
+ * Handing every doorbell to the requester work costs a context switch
+ * before the first packet leaves, which is most of what a ping-pong
+ * waits for.  When a reliable QP has nothing in flight and its
+ * requester is idle, the process that rang pays for its own sends
+ * instead: one pass, bounded by the requester's budget, and the work
+ * takes whatever is left.  Otherwise the work is queued as before: a
+ * QP that streams keeps sending from its work, which batches the WQEs
+ * that several doorbells published (sending each doorbell's WQE in its
+ * own system call cost ib_send_bw a sixth of its rate), and queueing a
+ * running work runs it again, so no WQE is missed.
+ *
+ * Context: process, may sleep; not under qp->state_lock.  The caller
+ * holds the QP's uverbs object, so the QP is not destroyed meanwhile.
+ */
+void stellar_xport_kick_inline(struct stellar_qp *qp)
+{
+	struct stellar_qp_xport *xp = qp->xport;
+	bool more;
+
+	might_sleep();
+	stellar_lat_doorbell(xp);
+	if (test_bit(STELLAR_XP_DYING, &xp->flags))
+		return;
+	if (!mutex_trylock(&xp->req_mutex)) {
+		stellar_xport_queue(xp, &xp->req_work);
+		return;
 	}
+	if (!stellar_req_idle(xp)) {
+		mutex_unlock(&xp->req_mutex);
+		stellar_xport_queue(xp, &xp->req_work);
+		return;
+	}
+	more = stellar_req_pass(xp);
 	mutex_unlock(&xp->req_mutex);
 	if (more)
 		stellar_xport_queue(xp, &xp->req_work);

@@ -40,6 +40,8 @@ void stellar_xport_modify(struct stellar_qp *qp, int mask,
 
 /* New send WQEs were published on qp->sq: schedule the requester. */
 void stellar_xport_kick(struct stellar_qp *qp);
+/* A process rang the doorbell: send now if the requester is idle. */
+void stellar_xport_kick_inline(struct stellar_qp *qp);
 
 /* destroy_qp: a UD QP sends what was posted before it goes to ERR. */
 void stellar_xport_drain(struct stellar_qp *qp);
