@@ -623,7 +623,8 @@ pair_run() {
 			get_val "$tag.ready" >/dev/null
 			timeout "$seconds" "${_pair_cli[@]}" >"$PAIR_LOG" 2>&1 || rc=$?
 		fi
-		barrier "$tag.done"
+		# The peer may still wait for "ready", then run its full time.
+		barrier "$tag.done" $((seconds + STELLAR_BARRIER_TIMEOUT))
 		if [ "$try" = 2 ] || ! _pair_uncalibrated "$tag"; then
 			break
 		fi
