@@ -18,11 +18,12 @@
 # rdma_rxe and for stellar with go-back-N (wire_ext=0 on both ends), with
 # selective recovery (wire_ext_all=1) and, with --loss-spray N, selective
 # recovery spraying over N paths of the one link, the stellar modes
-# alternating for --loss-rounds rounds; --mtu sets the link's MTU first.
+# alternating for --loss-rounds rounds.  --mtu sets the link's MTU
+# first, in every mode.
 #
 # Arguments: [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #            [--telemetry-only]
-#            [--loss RATES [--loss-rounds N] [--loss-spray N] [--mtu N]]
+#            [--loss RATES [--loss-rounds N] [--loss-spray N]] [--mtu N]
 # stellar-test: vms=2 links=1 timeout=3000
 
 # shellcheck source=tests/vm/lib.sh
@@ -103,7 +104,8 @@ iperf3_run() {
 	pair_run "$name" a "tcp:$PORT" $((IPERF_SECONDS + 60)) srv cli
 }
 
-# bench_link: record link TCP and UDP in bits per second.
+# bench_link: record link TCP and UDP in bits per second; the UDP
+# datagrams fill the link's MTU.
 bench_link() {
 	local proto value
 	local -a args
@@ -116,7 +118,8 @@ bench_link() {
 	for proto in tcp udp; do
 		next_port
 		args=()
-		[ "$proto" = udp ] && args=(-u -b 0 -l 1472)
+		[ "$proto" = udp ] &&
+			args=(-u -b 0 -l $((${LINK_MTU:-1500} - 28)))
 		measured iperf3_run "iperf3_$proto" "${args[@]}"
 		value=failed
 		if [ "$MEASURED_RC" = 0 ] && [ "$STELLAR_ROLE" = b ]; then

@@ -23,13 +23,14 @@
 # (wire_ext=0), with selective recovery (wire_ext_all=1) and with selective
 # recovery spraying over --loss-spray paths of the one link (default 8,
 # 0 for none), the stellar modes alternating for --loss-rounds rounds
-# (default 2); --mtu sets the link MTU (default 1500).  Its table goes to
-# bench/results/loss-latest.md.
+# (default 2).  Its table goes to bench/results/loss-latest.md.  --mtu
+# sets the two VMs' link MTU (default 1500; the UDP datagrams of the
+# link's own measurement fill it).
 #
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #                [--telemetry-only | --telemetry-local [--icount SHIFT]]
-#                [--loss RATES [--loss-rounds N] [--loss-spray N] [--mtu N]]
-#                [--out FILE]
+#                [--loss RATES [--loss-rounds N] [--loss-spray N]]
+#                [--mtu N] [--out FILE]
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -141,7 +142,6 @@ parse_args() {
 			--loss-spray "$LOSS_SPRAY" --mtu "$LINK_MTU")
 		return
 	fi
-	[ "$LINK_MTU" = 1500 ] || die "--mtu goes with --loss only"
 	case "$POLL_INTERVAL" in
 	'' | *[!0-9]* | 0) die "--poll-interval needs a positive number of microseconds" ;;
 	esac
@@ -149,6 +149,8 @@ parse_args() {
 		[ "$TELEMETRY_ONLY" = 0 ] ||
 			die "--telemetry-only and --telemetry-local exclude each other"
 		[ "$TELEMETRY_ROUNDS" -gt 0 ] || die "--telemetry-local needs rounds"
+		[ "$LINK_MTU" = 1500 ] ||
+			die "--mtu needs the two VMs' link, not --telemetry-local"
 		# The same number of rounds on both sides (the guest's default
 		# is 7, the host's 3).
 		GUEST_ARGS+=(--telemetry-rounds "$TELEMETRY_ROUNDS")
@@ -159,7 +161,7 @@ parse_args() {
 	fi
 	# Two VMs on a socket link keep their clocks apart under -icount.
 	[ -z "$ICOUNT_SHIFT" ] || die "--icount goes with --telemetry-local only"
-	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL")
+	GUEST_ARGS+=(--poll-interval "$POLL_INTERVAL" --mtu "$LINK_MTU")
 }
 
 # ratio A B: A/B with two decimals, "—" unless both are numbers.
@@ -196,7 +198,7 @@ link_table() {
 	echo "| Link (iperf3) | Gbit/s | MiB/s |"
 	echo "|---|---:|---:|"
 	echo "| TCP | $(gbit_per_s "$tcp") | $(mib_per_s "$tcp") |"
-	echo "| UDP, 1472-byte datagrams, received | $(gbit_per_s "$udp") | $(mib_per_s "$udp") |"
+	echo "| UDP, $((LINK_MTU - 28))-byte datagrams, received | $(gbit_per_s "$udp") | $(mib_per_s "$udp") |"
 	LINK_UDP_MIB=$(mib_per_s "$udp")
 }
 
