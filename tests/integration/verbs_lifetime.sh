@@ -34,7 +34,12 @@ SECONDS_CHURN=40
 # race windows below are what make the rare interleavings likely.
 long_run || SECONDS_CHURN=25
 SECONDS_RACE=15
-RACE_KO=$(dirname "$STELLAR_KO")/../tests/kmod/stellar_race.ko
+# The race module built with STELLAR_KO (a KASAN tree keeps the pair
+# together), or STELLAR_RACE_KO, or this tree's for a variant module
+# that came without one.
+RACE_KO=${STELLAR_RACE_KO:-$(dirname "$STELLAR_KO")/../tests/kmod/stellar_race.ko}
+[ -f "$RACE_KO" ] || [ -n "${STELLAR_RACE_KO:-}" ] ||
+	RACE_KO=$STELLAR_REPO/tests/kmod/stellar_race.ko
 
 [ "$(nproc)" -ge 2 ] || fail "this test needs 2 vCPUs, the VM has $(nproc)"
 stellar_load db_poll_interval=20

@@ -10,6 +10,8 @@
 #   STELLAR_VM_MEM      memory per VM (qemu -m, default 1024)
 #   STELLAR_VM_SMP      vCPUs per VM (qemu -smp, default 1)
 #   STELLAR_KO          the module the guests load (default: kernel/'s)
+#   STELLAR_RACE_KO     verbs_lifetime's race module (default: the one
+#                       next to STELLAR_KO's tree, else tests/kmod/'s)
 #   STELLAR_MEMDEBUG    1: every test boots with SLUB debugging and page
 #                       poisoning, also those whose header says
 #                       memdebug=off
@@ -413,6 +415,8 @@ vm_write_config() {
 		printf 'STELLAR_LONG=%q\n' "${LONG:-1}"
 		printf 'STELLAR_SCRIPT=%q\n' "$script"
 		[ -z "${STELLAR_KO:-}" ] || printf 'STELLAR_KO=%q\n' "$STELLAR_KO"
+		[ -z "${STELLAR_RACE_KO:-}" ] ||
+			printf 'STELLAR_RACE_KO=%q\n' "$STELLAR_RACE_KO"
 		# (printf with no arguments would still print one empty word)
 		if [ $# -gt 0 ]; then
 			printf 'STELLAR_ARGS=(%s)\n' "$(printf '%q ' "$@")"

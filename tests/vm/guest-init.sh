@@ -232,6 +232,7 @@ main() {
 	export STELLAR_LONG
 	# The host's STELLAR_KO (a variant or a KASAN build) reaches the test.
 	[ -z "${STELLAR_KO:-}" ] || export STELLAR_KO
+	[ -z "${STELLAR_RACE_KO:-}" ] || export STELLAR_RACE_KO
 	export STELLAR_SHARED=/stellar/shared STELLAR_OUT=$VM_OUT
 	export STELLAR_IN_VM=1
 	cut -d ' ' -f 1 /proc/uptime >"$VM_OUT/boot_seconds"
