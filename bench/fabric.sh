@@ -26,6 +26,9 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 REPO=$(dirname "$BENCH_DIR")
+BENCH_NAME=bench/fabric
+# shellcheck source=bench/host-lib.sh
+. "$BENCH_DIR/host-lib.sh"
 OUT=$BENCH_DIR/results/fabric-latest.md
 RATE=20mbit
 RED=''
@@ -225,7 +228,7 @@ main() {
 	else
 		RESULTS=$FROM
 	fi
-	TSV=$RESULTS/fabric-guest/vm-d/bench.tsv
+	TSV=$(last_attempt "$RESULTS" fabric-guest)/vm-d/bench.tsv
 	[ -s "$TSV" ] || die "no measurements in $TSV"
 	write_report
 	echo "bench/fabric: wrote $OUT"

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Copyright (c) 2026 The virtio-stellar authors
 #
-# What the host side of the benchmarks (bench/run.sh, bench/spray.sh)
-# shares.  Sourced with BENCH_NAME (the prefix of messages), REPO and TSV
-# (the guests' results) set by the caller, and BENCH_NEEDS_TOOL=1 if the
-# benchmark reads stellar-tool.
+# What the host side of the benchmarks (bench/run.sh, bench/spray.sh;
+# fabric.sh and pvdma.sh for last_attempt) shares.  Sourced with
+# BENCH_NAME (the prefix of messages), REPO and TSV (the guests' results)
+# set by the caller, and BENCH_NEEDS_TOOL=1 if the benchmark reads
+# stellar-tool.
 
 # shellcheck shell=bash
 
@@ -31,6 +32,22 @@ check_host() {
 			--no-install-recommends iperf3 >/dev/null ||
 			die "cannot install iperf3"
 	fi
+}
+
+# last_attempt RESULTS NAME: the log directory of the guest run NAME
+# under RESULTS.  When a guest's NIC stalled, tests/vm/run-tests.sh runs
+# it again in RESULTS/NAME.XXXX and keeps the first attempt's logs in
+# RESULTS/NAME: the newest of them holds the figures.
+last_attempt() {
+	local dir newest=''
+
+	for dir in "$1/$2" "$1/$2".*; do
+		[ -d "$dir" ] || continue
+		if [ -z "$newest" ] || [ "$dir" -nt "$newest" ]; then
+			newest=$dir
+		fi
+	done
+	echo "${newest:-$1/$2}"
 }
 
 # value CONFIG TEST: a figure from the guests' bench.tsv.

@@ -19,6 +19,9 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 REPO=$(dirname "$BENCH_DIR")
+BENCH_NAME=bench/pvdma
+# shellcheck source=bench/host-lib.sh
+. "$BENCH_DIR/host-lib.sh"
 OUT=$BENCH_DIR/results/pvdma.md
 ARGS=()
 
@@ -37,7 +40,7 @@ mkdir -p "$RESULTS" "$(dirname "$OUT")"
 "$REPO/tests/vm/run-vm.sh" --results "$RESULTS" --timeout 3000 \
 	"$BENCH_DIR/pvdma_guest.sh" "${ARGS[@]}" ||
 	echo "pvdma bench: the guest run failed; writing what it measured"
-TSV=$(find "$RESULTS" -name pvdma.tsv | head -n 1)
+TSV=$(last_attempt "$RESULTS" pvdma_guest)/vm-a/pvdma.tsv
 [ -n "$TSV" ] && [ -s "$TSV" ] || { echo "no measurements under $RESULTS" >&2; exit 1; }
 
 # fig CONFIG WHAT FIELD [KEY]: field FIELD (1-based, after CONFIG) of the

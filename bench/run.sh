@@ -470,7 +470,7 @@ write_report() {
 		else
 			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU $LINK_MTU)  "
 		fi
-		echo "Guest log: \`$RESULTS\`"
+		echo "Guest log: \`$GUEST_LOG\`"
 		echo
 		if [ "$TELEMETRY_ONLY" = 1 ]; then
 			telemetry_table
@@ -512,8 +512,9 @@ main() {
 	"$REPO/tests/vm/run-vm.sh" --results "$RESULTS" "$BENCH_DIR/$GUEST.sh" \
 		"${GUEST_ARGS[@]}" || echo "bench: the guest run failed; writing what it measured"
 	# The VM that measures: b of two, a when there is one.
-	TSV=$RESULTS/$GUEST/vm-b/bench.tsv
-	[ "$TELEMETRY_LOCAL" = 0 ] || TSV=$RESULTS/$GUEST/vm-a/bench.tsv
+	GUEST_LOG=$(last_attempt "$RESULTS" "$GUEST")
+	TSV=$GUEST_LOG/vm-b/bench.tsv
+	[ "$TELEMETRY_LOCAL" = 0 ] || TSV=$GUEST_LOG/vm-a/bench.tsv
 	[ -s "$TSV" ] || die "no measurements in $TSV"
 	write_report
 	echo "bench: wrote $OUT"

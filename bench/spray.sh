@@ -121,7 +121,7 @@ write_report() {
 		echo "Commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)  "
 		echo "Topology: $(value setup topology), 4 links shaped to $(value setup rate) each (tc tbf); stellar spray_paths $(value setup paths)  "
 		echo "One link: $(value link one_link_udp) MiB/s UDP payload (iperf3), $(value link one_link_l2) bytes/s on the wire  "
-		echo "Guest log: \`$RESULTS\`"
+		echo "Guest log: \`$GUEST_LOG\`"
 		echo
 		write_table
 		echo
@@ -147,8 +147,9 @@ main() {
 		"$BENCH_DIR/spray-guest.sh" "${GUEST_ARGS[@]}" ||
 		echo "bench/spray: the guest run failed; writing what it measured"
 	TSV=$RESULTS/spray-guest.tsv
-	cat "$RESULTS"/spray-guest/vm-*/bench.tsv >"$TSV" 2>/dev/null || true
-	[ -s "$TSV" ] || die "no measurements in $RESULTS/spray-guest/vm-*/bench.tsv"
+	GUEST_LOG=$(last_attempt "$RESULTS" spray-guest)
+	cat "$GUEST_LOG"/vm-*/bench.tsv >"$TSV" 2>/dev/null || true
+	[ -s "$TSV" ] || die "no measurements in $GUEST_LOG/vm-*/bench.tsv"
 	write_report
 	echo "bench/spray: wrote $OUT"
 	cat "$OUT"
