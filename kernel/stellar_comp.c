@@ -247,7 +247,9 @@ static void stellar_comp_progress(struct stellar_qp_xport *xp)
 	else if (xp->cfg.timeout)
 		mod_timer(&xp->retrans_timer,
 			  jiffies + stellar_ack_timeout(xp));
-	stellar_xport_queue(xp, &xp->req_work);
+	/* The window moved: only WQEs waiting to be sent need the work. */
+	if (stellar_req_has_work(xp))
+		stellar_xport_queue(xp, &xp->req_work);
 }
 
 void stellar_comp_timeout(struct timer_list *t)

@@ -100,6 +100,24 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 }
 
 /**
+ * stellar_req_has_work() - the requester has packets left to send
+ * @xp: the transport, req_mutex held
+ *
+ * True while the send position is inside a WQE or behind the ring's
+ * producer: WQEs not sent yet, or sent in part when the window, the
+ * congestion control, a fence or the READ limit stopped the requester,
+ * or rewound for a resend.  A doorbell that publishes more WQEs runs or
+ * queues the requester itself, so a producer read before it only
+ * decides for the WQEs it shows.
+ */
+bool stellar_req_has_work(struct stellar_qp_xport *xp)
+{
+	lockdep_assert_held(&xp->req_mutex);
+	return xp->req_pkt ||
+	       xp->req_index != stellar_queue_producer(&xp->qp->sq);
+}
+
+/**
  * stellar_req_rewind() - continue sending at a PSN
  * @xp: the transport, req_mutex held
  * @psn: the PSN, at most xp->psn_high

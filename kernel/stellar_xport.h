@@ -807,6 +807,7 @@ void stellar_req_work(struct work_struct *work);
 void stellar_req_err_work(struct work_struct *work);
 void stellar_req_reset(struct stellar_qp_xport *xp);
 void stellar_req_rewind(struct stellar_qp_xport *xp, u32 psn);
+bool stellar_req_has_work(struct stellar_qp_xport *xp);
 bool stellar_req_resend_psn(struct stellar_qp_xport *xp, u32 psn);
 
 /* Microseconds, for RTTs and send times. */
