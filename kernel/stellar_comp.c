@@ -645,6 +645,20 @@ static bool stellar_comp_advance(struct stellar_qp_xport *xp, u32 psn)
 	return true;
 }
 
+/*
+ * The READ or atomic at ring index @index finished with @status; its last
+ * response is @psn.  The WQE it held back (fence, READ/atomic limit) may
+ * go now: stellar_req_has_work() counts on this to queue the requester
+ * even when the response acknowledges nothing new.
+ */
+static void stellar_comp_rd_finished(struct stellar_qp_xport *xp, u32 index,
+				     u8 status, u32 psn)
+{
+	stellar_wqe_done(xp, index, status);
+	if (!stellar_comp_advance(xp, psn) && stellar_req_has_work(xp))
+		stellar_xport_queue(xp, &xp->req_work);
+}
+
 /* A response for a PSN never sent, or long acknowledged. */
 static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 {
@@ -1047,12 +1061,14 @@ static void stellar_comp_read_resp(struct stellar_qp_xport *xp,
 		return;
 	}
 	s->rcvd_pkts += stellar_psn_mark(&xp->rd_win, pkt->psn);
-	if (s->rcvd_pkts == s->npkts) {
-		stellar_wqe_done(xp, index, IB_WC_SUCCESS);
-		xp->rd_valid = false;
+	if (s->rcvd_pkts < s->npkts) {
+		stellar_comp_advance(xp, stellar_psn_add(s->first_psn,
+							 s->rcvd_pkts - 1));
+		return;
 	}
-	stellar_comp_advance(xp, stellar_psn_add(s->first_psn,
-						 s->rcvd_pkts - 1));
+	xp->rd_valid = false;
+	stellar_comp_rd_finished(xp, index, IB_WC_SUCCESS,
+				 stellar_psn_add(s->first_psn, s->npkts - 1));
 }
 
 static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
@@ -1073,8 +1089,8 @@ static void stellar_comp_atomic_ack(struct stellar_qp_xport *xp,
 	ret = stellar_sgl_copy(to_spd(xp->qp->ibqp.pd), stellar_wqe_sge(wqe),
 			       wqe->num_sge, 0, &orig, sizeof(orig),
 			       STELLAR_COPY_TO_MR);
-	stellar_wqe_done(xp, index, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
-	stellar_comp_advance(xp, pkt->psn);
+	stellar_comp_rd_finished(xp, index,
+				 ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS, pkt->psn);
 }
 
 /**

@@ -100,24 +100,6 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 }
 
 /**
- * stellar_req_has_work() - the requester has packets left to send
- * @xp: the transport, req_mutex held
- *
- * True while the send position is inside a WQE or behind the ring's
- * producer: WQEs not sent yet, or sent in part when the window, the
- * congestion control, a fence or the READ limit stopped the requester,
- * or rewound for a resend.  A doorbell that publishes more WQEs runs or
- * queues the requester itself, so a producer read before it only
- * decides for the WQEs it shows.
- */
-bool stellar_req_has_work(struct stellar_qp_xport *xp)
-{
-	lockdep_assert_held(&xp->req_mutex);
-	return xp->req_pkt ||
-	       xp->req_index != stellar_queue_producer(&xp->qp->sq);
-}
-
-/**
  * stellar_req_rewind() - continue sending at a PSN
  * @xp: the transport, req_mutex held
  * @psn: the PSN, at most xp->psn_high
@@ -168,6 +150,63 @@ static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
 			count++;
 	}
 	return count;
+}
+
+/* In-flight PSNs leave no room for another packet. */
+static bool stellar_req_window_full(struct stellar_qp_xport *xp)
+{
+	return stellar_qp_is_reliable(xp->qp) &&
+	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->cwnd;
+}
+
+/* Whether send WQE @wqe must wait (fence, READ/atomic limit). */
+static bool stellar_req_wqe_waits(struct stellar_qp_xport *xp,
+				  const struct stellar_sq_wqe *wqe)
+{
+	u32 outstanding;
+
+	if (!stellar_qp_is_reliable(xp->qp) || xp->req_pkt)
+		return false;
+	if (!(wqe->flags & STELLAR_WQE_FENCE) &&
+	    !stellar_wr_is_rd_atomic(wqe->opcode))
+		return false;
+	outstanding = stellar_req_rd_atomic_out(xp);
+	if (wqe->flags & STELLAR_WQE_FENCE && outstanding)
+		return true;
+	return stellar_wr_is_rd_atomic(wqe->opcode) &&
+	       outstanding >= xp->cfg.max_rd_atomic;
+}
+
+/**
+ * stellar_req_has_work() - the requester has packets it may send
+ * @xp: the transport, req_mutex held
+ *
+ * True while the send position is inside a WQE or behind the ring's
+ * producer: WQEs not sent yet, or sent in part when the window or the
+ * congestion control stopped the requester, or rewound for a resend.
+ * False while the window is full (the completer asks again whenever it
+ * moves), and when the next WQE, copied already, waits for a fence or
+ * for the READ/atomic limit: only a READ or atomic that finishes lets it
+ * go, and the completer queues the requester then
+ * (stellar_comp_rd_finished()).  Each of the READ responses that fill a
+ * window would otherwise run the requester for nothing.  A doorbell that
+ * publishes more WQEs runs or queues the requester itself, so a producer
+ * read before it only decides for the WQEs it shows.
+ */
+bool stellar_req_has_work(struct stellar_qp_xport *xp)
+{
+	lockdep_assert_held(&xp->req_mutex);
+	if (stellar_req_window_full(xp))
+		return false;
+	if (xp->req_pkt)
+		return true;
+	if (xp->req_index == stellar_queue_producer(&xp->qp->sq))
+		return false;
+	/* Not copied yet, or finished (a resend skips it). */
+	if (!stellar_index_before(xp->req_index, xp->next_new) ||
+	    stellar_swqe_at(xp, xp->req_index)->state == STELLAR_SWQE_DONE)
+		return true;
+	return !stellar_req_wqe_waits(xp, stellar_sq_copy(xp, xp->req_index));
 }
 
 /* The RETH of an ATOMIC WRITE comes from the same fields as a WRITE's. */
@@ -632,13 +671,6 @@ static bool stellar_req_held(struct stellar_qp_xport *xp)
 				 STELLAR_RATE_REQ);
 }
 
-/* In-flight PSNs leave no room for another packet. */
-static bool stellar_req_window_full(struct stellar_qp_xport *xp)
-{
-	return stellar_qp_is_reliable(xp->qp) &&
-	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->cwnd;
-}
-
 /*
  * Send what the current WQE allows within @budget packets.  Return: the
  * WQE's error status, IB_WC_SUCCESS; *@done tells if all of it was sent.
@@ -686,23 +718,6 @@ static u8 stellar_req_send_wqe(struct stellar_qp_xport *xp,
 	}
 	*done = xp->req_pkt >= s->npkts;
 	return status;
-}
-
-/* Whether the WQE at req_index must wait (fence, READ/atomic limit). */
-static bool stellar_req_must_wait(struct stellar_qp_xport *xp)
-{
-	u32 outstanding;
-
-	if (!stellar_qp_is_reliable(xp->qp) || xp->req_pkt)
-		return false;
-	if (!(xp->wqe->flags & STELLAR_WQE_FENCE) &&
-	    !stellar_wr_is_rd_atomic(xp->wqe->opcode))
-		return false;
-	outstanding = stellar_req_rd_atomic_out(xp);
-	if (xp->wqe->flags & STELLAR_WQE_FENCE && outstanding)
-		return true;
-	return stellar_wr_is_rd_atomic(xp->wqe->opcode) &&
-	       outstanding >= xp->cfg.max_rd_atomic;
 }
 
 /*
@@ -766,7 +781,8 @@ static bool stellar_req_send(struct stellar_qp_xport *xp)
 			xp->req_index++;
 			continue;
 		}
-		if (!stellar_req_fetch(xp, s) || stellar_req_must_wait(xp) ||
+		if (!stellar_req_fetch(xp, s) ||
+		    stellar_req_wqe_waits(xp, xp->wqe) ||
 		    stellar_req_held(xp))
 			break;
 		status = stellar_req_send_wqe(xp, s, &budget, &done);
