@@ -64,13 +64,17 @@ static inline void rtr_attr(struct ibv_qp_attr *a, uint32_t dest,
 	a->ah_attr.port_num = 1;
 }
 
-/* INIT, RTR to QP @dest at GID @gid (port 1), RTS; remote writes allowed. */
-static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
-			      const union ibv_gid *gid)
+/*
+ * INIT, RTR to QP @dest at GID @gid (port 1), RTS, with remote @access;
+ * one READ or atomic outstanding each way.
+ */
+static inline void connect_qp_access(struct ibv_qp *qp, uint32_t dest,
+				     int gid_index, const union ibv_gid *gid,
+				     unsigned int access)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = access,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -91,6 +95,13 @@ static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			  IBV_QP_MAX_QP_RD_ATOMIC))
 		die("RTS: %s", strerror(errno));
+}
+
+/* INIT, RTR to QP @dest at GID @gid (port 1), RTS; remote writes allowed. */
+static inline void connect_qp(struct ibv_qp *qp, uint32_t dest, int gid_index,
+			      const union ibv_gid *gid)
+{
+	connect_qp_access(qp, dest, gid_index, gid, IBV_ACCESS_REMOTE_WRITE);
 }
 
 #endif /* RC_LOOP_H */
