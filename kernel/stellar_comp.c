@@ -307,7 +307,8 @@ static void stellar_comp_forget_sacks(struct stellar_qp_xport *xp)
  * resend in progress and is ignored; if that resend is lost, the timer
  * fires.  The window shrinks so that a resend after a loss burst does not
  * cause the next one: to a few packets after a timeout, by half after a
- * sequence error.
+ * sequence error, and grows back by one packet per window from half its
+ * size (stellar_win.h).
  */
 static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 {
@@ -322,16 +323,14 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 	xp->resp_gap = 0;
 	xp->timer_base = jiffies;
 	stellar_comp_forget_sacks(xp);
+	stellar_win_loss(&xp->tx_win, timeout);
 	if (timeout) {
-		xp->cwnd = STELLAR_CWND_MIN;
 		if (xp->backoff < STELLAR_BACKOFF_MAX)
 			xp->backoff++;
 		if (xp->x_offer && !xp->x_on && xp->rc->spray.nr_paths > 1)
 			xp->offer_sport = stellar_spray_sport(&xp->rc->spray,
 				(xp->cfg.retry_cnt - xp->retry_left) %
 				xp->rc->spray.nr_paths);
-	} else {
-		xp->cwnd = max_t(u32, xp->cwnd / 2, STELLAR_CWND_MIN);
 	}
 	stellar_req_rewind(xp, xp->una_psn);
 	stellar_xport_queue(xp, &xp->req_work);
@@ -636,8 +635,7 @@ static bool stellar_comp_advance(struct stellar_qp_xport *xp, u32 psn)
 		return false;
 	if (xp->x_on)
 		stellar_comp_acked_range(xp, xp->una_psn, next);
-	xp->cwnd = min_t(u32, xp->cwnd + stellar_psn_diff(next, xp->una_psn),
-			 STELLAR_TX_WINDOW);
+	stellar_win_acked(&xp->tx_win, stellar_psn_diff(next, xp->una_psn));
 	xp->una_psn = next;
 	if (stellar_psn_before(xp->sq_psn, next))
 		stellar_req_rewind(xp, next);

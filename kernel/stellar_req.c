@@ -65,7 +65,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->sq_psn = qp->attr.sq_psn & STELLAR_PSN_MASK;
 	xp->una_psn = xp->sq_psn;
 	xp->psn_high = xp->sq_psn;
-	xp->cwnd = STELLAR_TX_WINDOW;
+	stellar_win_init(&xp->tx_win, STELLAR_TX_WINDOW);
 	xp->retry_left = xp->cfg.retry_cnt;
 	xp->rnr_left = xp->cfg.rnr_retry;
 	xp->backoff = 0;
@@ -156,7 +156,7 @@ static u32 stellar_req_rd_atomic_out(struct stellar_qp_xport *xp)
 static bool stellar_req_window_full(struct stellar_qp_xport *xp)
 {
 	return stellar_qp_is_reliable(xp->qp) &&
-	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->cwnd;
+	       stellar_psn_diff(xp->sq_psn, xp->una_psn) >= xp->tx_win.cwnd;
 }
 
 /* Whether send WQE @wqe must wait (fence, READ/atomic limit). */

@@ -126,7 +126,7 @@ int stellar_xport_create(struct stellar_qp *qp)
 	timer_setup(&xp->rnr_timer, stellar_comp_rnr_expired, 0);
 	stellar_cnp_qp_init(xp);
 	xp->cfg.state = IB_QPS_RESET;
-	xp->cwnd = STELLAR_TX_WINDOW;
+	stellar_win_init(&xp->tx_win, STELLAR_TX_WINDOW);
 	qp->xport = xp;
 	return 0;
 }

@@ -34,6 +34,7 @@
 
 #include "stellar.h"
 #include "stellar_cc.h"
+#include "stellar_win.h"
 #include "stellar_lat.h"
 #include "stellar_psn.h"
 #include "stellar_spray.h"
@@ -53,8 +54,6 @@
  * directly (they count against rx_buf_size too).
  */
 #define STELLAR_RQ_AHEAD		64
-/* Fewest packets the requester may keep in flight after losses. */
-#define STELLAR_CWND_MIN		16
 /* Timeouts in a row double the ACK timer up to 2^this times (IBA: <= 4x). */
 #define STELLAR_BACKOFF_MAX		2
 /* READ responses seen beyond a gap before the rest is asked for again. */
@@ -426,7 +425,7 @@ struct stellar_qp_cc {
  * @sq_psn: PSN of the next packet to send
  * @una_psn: oldest PSN not acknowledged yet
  * @psn_high: PSN after the highest one ever sent
- * @cwnd: packets the requester may have in flight (cut after losses)
+ * @tx_win: packets the requester may have in flight (cut after losses)
  * @retry_left: retries left after timeouts and sequence NAKs
  * @rnr_left: retries left after RNR NAKs
  * @backoff: timeouts in a row without progress (ACK timer scale)
@@ -534,7 +533,7 @@ struct stellar_qp_xport {
 	u32 sq_psn;
 	u32 una_psn;
 	u32 psn_high;
-	u32 cwnd;
+	struct stellar_win tx_win;
 	u8 retry_left;
 	u8 rnr_left;
 	u8 backoff;
