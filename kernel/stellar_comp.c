@@ -307,8 +307,8 @@ static void stellar_comp_forget_sacks(struct stellar_qp_xport *xp)
  * resend in progress and is ignored; if that resend is lost, the timer
  * fires.  The window shrinks so that a resend after a loss burst does not
  * cause the next one: to a few packets after a timeout, by half after a
- * sequence error, and grows back by one packet per window from half its
- * size (stellar_win.h).
+ * sequence error, and in go-back-N grows back by one packet per window
+ * from half its size (stellar_win.h).
  */
 static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 {
@@ -323,7 +323,8 @@ static void stellar_comp_retry(struct stellar_qp_xport *xp, bool timeout)
 	xp->resp_gap = 0;
 	xp->timer_base = jiffies;
 	stellar_comp_forget_sacks(xp);
-	stellar_win_loss(&xp->tx_win, timeout);
+	/* Extended mode: losses are the spray's and DCQCN's to judge. */
+	stellar_win_loss(&xp->tx_win, timeout, !xp->x_on);
 	if (timeout) {
 		if (xp->backoff < STELLAR_BACKOFF_MAX)
 			xp->backoff++;

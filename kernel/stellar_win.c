@@ -59,12 +59,17 @@ void stellar_win_acked(struct stellar_win *w, u32 packets)
  * stellar_win_loss() - the peer reported a gap, or the ACK timer expired
  * @w: the window
  * @timeout: the ACK timer expired (else: a sequence error)
+ * @congestion: take the loss for congestion: grow back slowly from half
+ *	the window (else slow start back to the threshold, as before it)
  */
-void stellar_win_loss(struct stellar_win *w, bool timeout)
+void stellar_win_loss(struct stellar_win *w, bool timeout, bool congestion)
 {
-	w->ssthresh = w->cwnd / 2;
-	if (w->ssthresh < STELLAR_WIN_MIN)
-		w->ssthresh = STELLAR_WIN_MIN;
-	w->cwnd = timeout ? STELLAR_WIN_MIN : w->ssthresh;
+	u32 half = w->cwnd / 2;
+
+	if (half < STELLAR_WIN_MIN)
+		half = STELLAR_WIN_MIN;
+	if (congestion)
+		w->ssthresh = half;
+	w->cwnd = timeout ? STELLAR_WIN_MIN : half;
 	w->acked = 0;
 }

@@ -7,9 +7,9 @@
  * with its congestion window (RFC 5681), counted in packets (PSNs):
  *
  *   - a QP starts with the whole window (@max) and no threshold below it;
- *   - a loss sets the threshold to half the window (at least
- *     STELLAR_WIN_MIN); a sequence error continues from the threshold, a
- *     timeout from STELLAR_WIN_MIN;
+ *   - a loss taken for congestion sets the threshold to half the window
+ *     (at least STELLAR_WIN_MIN); a sequence error continues from half
+ *     the window, a timeout from STELLAR_WIN_MIN;
  *   - below the threshold each acknowledged packet adds one packet (slow
  *     start); from it on, one window's worth of acknowledged packets adds
  *     one (congestion avoidance), up to @max.
@@ -17,7 +17,11 @@
  * Growing back by every packet acknowledged, as the window did before,
  * refilled a link's queue within a round trip of each loss: a receiver
  * whose buffers the burst overran lost the next burst again, and every
- * loss costs go-back-N its whole window.
+ * loss costs go-back-N its whole window.  The caller says whether a loss
+ * is congestion: a QP in the stellar extended mode resends only what was
+ * lost, takes a path that lost packets out of its spray (a dead link is
+ * not congestion) and has DCQCN for congestion; its window still
+ * shrinks on a loss but grows back at once, as before.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */
@@ -45,6 +49,6 @@ struct stellar_win {
 
 void stellar_win_init(struct stellar_win *w, u32 max);
 void stellar_win_acked(struct stellar_win *w, u32 packets);
-void stellar_win_loss(struct stellar_win *w, bool timeout);
+void stellar_win_loss(struct stellar_win *w, bool timeout, bool congestion);
 
 #endif /* STELLAR_WIN_H */

@@ -45,7 +45,7 @@ static void test_win_seq_error(void **state)
 
 	(void)state;
 	stellar_win_init(&w, MAX);
-	stellar_win_loss(&w, false);
+	stellar_win_loss(&w, false, true);
 	assert_int_equal(w.cwnd, MAX / 2);
 	assert_int_equal(w.ssthresh, MAX / 2);
 	stellar_win_acked(&w, MAX / 2 - 1);
@@ -71,7 +71,7 @@ static void test_win_timeout(void **state)
 
 	(void)state;
 	stellar_win_init(&w, MAX);
-	stellar_win_loss(&w, true);
+	stellar_win_loss(&w, true, true);
 	assert_int_equal(w.cwnd, STELLAR_WIN_MIN);
 	assert_int_equal(w.ssthresh, MAX / 2);
 	stellar_win_acked(&w, 100);
@@ -83,6 +83,33 @@ static void test_win_timeout(void **state)
 	assert_int_equal(w.acked, 7);
 }
 
+/* A loss not taken for congestion keeps the threshold: fast regrowth. */
+static void test_win_not_congestion(void **state)
+{
+	struct stellar_win w;
+
+	(void)state;
+	stellar_win_init(&w, MAX);
+	stellar_win_loss(&w, true, false);
+	assert_int_equal(w.cwnd, STELLAR_WIN_MIN);
+	assert_int_equal(w.ssthresh, MAX);
+	stellar_win_acked(&w, 100);
+	assert_int_equal(w.cwnd, STELLAR_WIN_MIN + 100);
+	stellar_win_acked(&w, MAX);
+	assert_int_equal(w.cwnd, MAX);
+	stellar_win_loss(&w, false, false);
+	assert_int_equal(w.cwnd, MAX / 2);
+	assert_int_equal(w.ssthresh, MAX);
+	/* After a congestion loss, the lower threshold stays. */
+	stellar_win_loss(&w, false, true);
+	assert_int_equal(w.ssthresh, MAX / 4);
+	stellar_win_loss(&w, true, false);
+	assert_int_equal(w.ssthresh, MAX / 4);
+	stellar_win_acked(&w, MAX / 4);
+	assert_int_equal(w.cwnd, MAX / 4);
+	assert_int_equal(w.acked, STELLAR_WIN_MIN);
+}
+
 /* Losses in a row never take the window below the least one. */
 static void test_win_floor(void **state)
 {
@@ -92,7 +119,7 @@ static void test_win_floor(void **state)
 	(void)state;
 	stellar_win_init(&w, MAX);
 	for (i = 0; i < 20; i++)
-		stellar_win_loss(&w, i & 1);
+		stellar_win_loss(&w, i & 1, true);
 	assert_int_equal(w.cwnd, STELLAR_WIN_MIN);
 	assert_int_equal(w.ssthresh, STELLAR_WIN_MIN);
 	stellar_win_acked(&w, STELLAR_WIN_MIN);
@@ -107,7 +134,7 @@ static void test_win_ceiling(void **state)
 
 	(void)state;
 	stellar_win_init(&w, 64);
-	stellar_win_loss(&w, false);
+	stellar_win_loss(&w, false, true);
 	assert_int_equal(w.cwnd, 32);
 	for (i = 0; i < 100; i++)
 		stellar_win_acked(&w, 64);
@@ -136,7 +163,7 @@ static void test_win_random(void **state)
 		uint64_t r = test_rng_next(&rng);
 
 		if (r % 50 == 0)
-			stellar_win_loss(&w, r % 100 == 0);
+			stellar_win_loss(&w, r % 100 == 0, r % 3 != 0);
 		else
 			stellar_win_acked(&w, (r >> 8) % 64);
 		assert_in_range(w.cwnd, STELLAR_WIN_MIN, MAX);
@@ -151,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_win_init),
 		cmocka_unit_test(test_win_seq_error),
 		cmocka_unit_test(test_win_timeout),
+		cmocka_unit_test(test_win_not_congestion),
 		cmocka_unit_test(test_win_floor),
 		cmocka_unit_test(test_win_ceiling),
 		cmocka_unit_test(test_win_random),
