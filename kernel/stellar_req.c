@@ -17,7 +17,10 @@
 
 #include "stellar_xport.h"
 
-/* Request an ACK at least every this many packets of a long message. */
+/*
+ * Request an ACK at least every this many packets of a long message, and
+ * at least twice per window (stellar_req_ack_due()).
+ */
 #define STELLAR_ACK_EVERY	64
 
 static bool stellar_wr_is_local(u8 opcode)
@@ -486,6 +489,21 @@ static u8 stellar_copy_status(int ret)
 }
 
 /*
+ * Packet xp->req_pkt of a message asks for an ACK: every
+ * STELLAR_ACK_EVERY packets, and at least twice per window.  A responder
+ * may acknowledge only the packets that ask for it (rdma_rxe does): with
+ * a window smaller than the interval, as after a loss, a long message
+ * would fill the window without asking, and only the ACK timer (with its
+ * backoff) would move it on.
+ */
+static bool stellar_req_ack_due(const struct stellar_qp_xport *xp)
+{
+	u32 every = clamp_t(u32, xp->tx_win.cwnd / 2, 1, STELLAR_ACK_EVERY);
+
+	return !((xp->req_pkt + 1) % every);
+}
+
+/*
  * Build and send packet xp->req_pkt of a SEND or WRITE WQE.  Return: 0,
  * or an IB_WC_* error status for the WQE.
  */
@@ -507,7 +525,7 @@ static u8 stellar_req_send_data_pkt(struct stellar_qp_xport *xp,
 	    stellar_req_ud_dest(xp, &tp.hdr, &av, &sport))
 		return IB_WC_LOC_QP_OP_ERR;
 	tp.hdr.ack_req = stellar_qp_is_reliable(xp->qp) &&
-			 (last || !((xp->req_pkt + 1) % STELLAR_ACK_EVERY));
+			 (last || stellar_req_ack_due(xp));
 	tp.hdr.se = last && (xp->wqe->flags & STELLAR_WQE_SOLICITED);
 	tp.hdr.reth.va = xp->wqe->u.rdma.remote_addr;
 	tp.hdr.reth.rkey = xp->wqe->u.rdma.rkey;
