@@ -602,6 +602,19 @@ static bool stellar_comp_delivered(struct stellar_qp_xport *xp,
 }
 
 /*
+ * The first copy of a spraying QP's packet was delivered: how far it was
+ * overtaken counts for the reordering window.  Only from the cumulative
+ * and bitmap parts of an ACK, which describe deliveries in PSN order; the
+ * newest PSN beyond the bitmap would make those below it look late.
+ */
+static void stellar_comp_reo_seen(struct stellar_qp_xport *xp,
+				  const struct stellar_txp *t, u64 now)
+{
+	if (xp->spraying && !(t->flags & STELLAR_TXP_RETX))
+		stellar_reo_delivered(&xp->reo, t->sent_us, now);
+}
+
+/*
  * PSNs [@from, @to) were acknowledged cumulatively; the RTT is sampled
  * from the one the peer received last: the others waited for the ACK to
  * be coalesced or for a gap to fill.
@@ -615,7 +628,8 @@ static void stellar_comp_acked_range(struct stellar_qp_xport *xp, u32 from,
 	for (psn = from; psn != to; psn = stellar_psn_add(psn, 1)) {
 		struct stellar_txp *t = stellar_txp(xp, psn);
 
-		stellar_comp_delivered(xp, t, now, psn == xp->ack_newest);
+		if (stellar_comp_delivered(xp, t, now, psn == xp->ack_newest))
+			stellar_comp_reo_seen(xp, t, now);
 		t->flags = 0;
 	}
 	if (stellar_psn_before(xp->sack_high, to))
@@ -667,11 +681,12 @@ static bool stellar_comp_psn_valid(struct stellar_qp_xport *xp, u32 psn)
 
 /*
  * The reordering window: a quarter of the minimum RTT (at least
- * STELLAR_REO_MIN_US), plus the spread of the paths' RTTs when spraying
- * (a packet on a slow path is overtaken by later ones on a fast path),
- * doubled per spurious resend seen, up to 16 times.  A QP that does not
- * spray sends on one path, which delivers in order: there the window is
- * zero, so that a packet SACKed beyond a gap resends the gap at once (as
+ * STELLAR_REO_MIN_US), doubled per spurious resend seen, up to 16 times.
+ * A spraying QP waits at least a quarter more than the largest reordering
+ * its packets showed of late (stellar_reo.h): a packet on a slow path is
+ * overtaken by later ones on a fast path.  A QP that does not spray
+ * sends on one path, which delivers in order: there the window is zero,
+ * so that a packet SACKed beyond a gap resends the gap at once (as
  * quickly as go-back-N's sequence NAK), until a spurious resend shows
  * that the path reorders after all.
  */
@@ -679,9 +694,11 @@ static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
 {
 	u64 reo_us = max_t(u32, xp->min_rtt_us / 4, STELLAR_REO_MIN_US);
 
-	if (xp->spraying)
-		return (reo_us + stellar_spray_rtt_spread_us(&xp->rc->spray)) <<
-		       xp->reo_shift;
+	if (xp->spraying) {
+		u64 seen = stellar_reo_seen_us(&xp->reo, stellar_now_us());
+
+		return max(reo_us << xp->reo_shift, seen + seen / 4);
+	}
 	if (!xp->reo_shift)
 		return 0;
 	return reo_us << (xp->reo_shift - 1);
@@ -753,6 +770,7 @@ static void stellar_comp_sack(struct stellar_qp_xport *xp,
 		    !stellar_comp_delivered(xp, t, now,
 					    psn == xp->ack_newest))
 			continue;
+		stellar_comp_reo_seen(xp, t, now);
 		t->flags |= STELLAR_TXP_SACKED;
 		news = true;
 		if (!stellar_psn_before(psn, xp->sack_high))

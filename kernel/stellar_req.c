@@ -91,6 +91,7 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->timer_base = jiffies;
 	xp->spraying = false;
 	xp->reo_shift = 0;
+	stellar_reo_init(&xp->reo);
 	xp->gsi_paths = qp->ibqp.qp_type == IB_QPT_GSI ?
 			stellar_qp_spray_paths(qp) : 1;
 	stellar_lat_req_reset(xp, xp->rc ? stellar_qp_spray_paths(qp) : 0);

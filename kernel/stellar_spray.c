@@ -522,21 +522,6 @@ u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
 	return spray_min(spray_max(spray_path_rto(p), min_us), max_us);
 }
 
-u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s)
-{
-	u32 lo = 0, hi = 0, i;
-
-	for (i = 0; i < s->nr_paths; i++) {
-		const struct stellar_spray_path *p = &s->path[i];
-
-		if (!spray_is_active(p) || !p->srtt_us)
-			continue;
-		lo = lo ? spray_min(lo, p->srtt_us) : p->srtt_us;
-		hi = spray_max(hi, p->srtt_us);
-	}
-	return hi - lo;
-}
-
 u32 stellar_spray_queue_delay_us(struct stellar_spray *s, u32 path,
 				 u32 rtt_us, u64 now_us)
 {

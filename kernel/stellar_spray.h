@@ -275,19 +275,6 @@ u32 stellar_spray_path_rto_us(const struct stellar_spray *s, u32 path,
 			      u32 min_us, u32 max_us);
 
 /**
- * stellar_spray_rtt_spread_us() - how far apart the paths' RTTs are
- * @s: the QP's spray state
- *
- * A packet sent on a slow path is overtaken by packets sent up to this
- * much later on the fastest one: the reordering that spraying itself
- * causes, which loss detection must wait out.
- *
- * Return: the largest minus the smallest smoothed RTT of the measured
- * active paths (0 with fewer than two).
- */
-u32 stellar_spray_rtt_spread_us(const struct stellar_spray *s);
-
-/**
  * stellar_spray_queue_delay_us() - queueing delay of an RTT sample
  * @s: the QP's spray state
  * @path: the path the sample is of

@@ -37,6 +37,7 @@
 #include "stellar_win.h"
 #include "stellar_lat.h"
 #include "stellar_psn.h"
+#include "stellar_reo.h"
 #include "stellar_spray.h"
 #include "stellar_tbf.h"
 #include "stellar_transport.h"
@@ -460,6 +461,7 @@ struct stellar_qp_cc {
  * @spraying: packets are spread over the paths of rc->spray
  * @reo_shift: the reordering window is doubled this often (0..4), once
  *	per spurious retransmission seen
+ * @reo: reordering seen among a spraying QP's packets
  * @gsi_paths: GSI QP: the spray paths its MADs rotate over (1: none)
  * @rc: connected QPs only, from their first move to RTR on (NULL
  *	before and for datagram QPs); never freed before the QP
@@ -563,6 +565,7 @@ struct stellar_qp_xport {
 	bool spraying;
 	u8 reo_shift;
 	u8 gsi_paths;
+	struct stellar_reo reo;
 	struct stellar_xport_rc *rc;
 	u8 *sq_copy;
 	const struct stellar_sq_wqe *wqe;

@@ -517,24 +517,6 @@ static void test_path_rto(void **state)
 	free(s);
 }
 
-static void test_rtt_spread(void **state)
-{
-	struct stellar_spray *s = new_spray(4, 0);
-
-	(void)state;
-	assert_int_equal(stellar_spray_rtt_spread_us(s), 0);
-	stellar_spray_acked(s, 0, 1000, false, T0);
-	assert_int_equal(stellar_spray_rtt_spread_us(s), 0);
-	stellar_spray_acked(s, 2, 5000, false, T0);
-	assert_int_equal(stellar_spray_rtt_spread_us(s), 4000);
-	stellar_spray_acked(s, 3, 3000, false, T0);
-	assert_int_equal(stellar_spray_rtt_spread_us(s), 4000);
-	/* A failed path no longer counts. */
-	fail_path(s, 2, T0);
-	assert_int_equal(stellar_spray_rtt_spread_us(s), 2000);
-	free(s);
-}
-
 /*
  * 16 paths that a hash put 7/4/3/2 on 4 equal links; a link's RTT grows
  * with the queue of the traffic beyond its fair share, as on a saturated
@@ -825,7 +807,6 @@ int main(void)
 		cmocka_unit_test(test_sent_counters),
 		cmocka_unit_test(test_rto_from_rtt),
 		cmocka_unit_test(test_path_rto),
-		cmocka_unit_test(test_rtt_spread),
 		cmocka_unit_test(test_echoes_cover_every_path),
 		cmocka_unit_test(test_dead_way_back_taken_out),
 		cmocka_unit_test(test_echo_misses_need_evidence),
