@@ -705,6 +705,28 @@ static u64 stellar_comp_reo_us(const struct stellar_qp_xport *xp)
 }
 
 /*
+ * A packet found lost by RACK, on one path.  A queue that overflows, the
+ * link's or the peer's receive queue, drops packets in a row; a lossy
+ * link drops them one by one, and halving the window for each such loss
+ * made selective recovery slower than go-back-N at 1% random loss.  So
+ * the window is halved, as for go-back-N's sequence error, when two PSNs
+ * in a row are lost, once per flight (packets sent before that belong to
+ * the same episode).  A spraying QP blames the path instead (a dark link
+ * is not congestion), and has DCQCN.
+ */
+static void stellar_comp_sel_loss(struct stellar_qp_xport *xp, u32 psn)
+{
+	bool in_row = psn == stellar_psn_add(xp->sel_lost_psn, 1);
+
+	xp->sel_lost_psn = psn;
+	if (xp->spraying || !in_row ||
+	    stellar_psn_before(psn, xp->win_recover_psn))
+		return;
+	xp->win_recover_psn = xp->psn_high;
+	stellar_win_loss(&xp->tx_win, false, true);
+}
+
+/*
  * RACK-like loss detection: an unacknowledged SEND/WRITE packet below the
  * highest SACKed one is lost when a packet sent more than the reordering
  * window after it was delivered; it is resent alone (on another path).
@@ -729,6 +751,7 @@ static void stellar_comp_rack(struct stellar_qp_xport *xp)
 			continue;
 		if (!stellar_req_resend_psn(xp, psn))
 			continue;
+		stellar_comp_sel_loss(xp, psn);
 		stellar_comp_path_loss(xp, path);
 		budget--;
 	}

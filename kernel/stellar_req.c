@@ -84,6 +84,8 @@ void stellar_req_reset(struct stellar_qp_xport *xp)
 	xp->rd_ooo = 0;
 	xp->rack_xmit_us = 0;
 	xp->sack_high = xp->sq_psn;
+	xp->win_recover_psn = xp->sq_psn;
+	xp->sel_lost_psn = stellar_psn_add(xp->sq_psn, -2);
 	xp->srtt_us = 0;
 	xp->rttvar_us = 0;
 	xp->min_rtt_us = 0;

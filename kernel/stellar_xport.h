@@ -449,6 +449,9 @@ struct stellar_qp_cc {
  * @rd_ooo: READ responses placed beyond a gap since the last progress
  * @rack_xmit_us: send time of the latest-sent packet known delivered
  * @sack_high: PSN after the highest one selectively acknowledged
+ * @win_recover_psn: a selective resend below it belongs to the loss
+ *	episode that last shrank @tx_win
+ * @sel_lost_psn: the PSN RACK found lost last
  * @ack_newest: of the ACK being processed, the newest PSN the peer
  *	received (the only one an RTT is measured from)
  * @ack_ecn: the ACK being processed says @ack_newest arrived marked CE
@@ -555,6 +558,8 @@ struct stellar_qp_xport {
 	u16 rd_ooo;
 	u64 rack_xmit_us;
 	u32 sack_high;
+	u32 win_recover_psn;
+	u32 sel_lost_psn;
 	u32 ack_newest;
 	bool ack_ecn;
 	u32 srtt_us;
