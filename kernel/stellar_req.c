@@ -32,8 +32,9 @@ static bool stellar_wr_is_local(u8 opcode)
 /*
  * RC QPs offer the stellar extensions when enabled and when the netdev
  * MTU has room for the placement header on top of the path MTU: QPs that
- * spray always, the others with wire_ext_all (on one path selective
- * recovery resends only what was lost, as soon as go-back-N would).
+ * spray always, the others with wire_ext_all, on by default (on one path
+ * selective recovery resends only what was lost, as soon as go-back-N
+ * would).
  */
 static bool stellar_req_may_offer_ext(struct stellar_qp_xport *xp)
 {

@@ -24,15 +24,16 @@ MODULE_PARM_DESC(wire_ext,
 
 /*
  * Offer them from RC QPs that do not spray too (read when a QP enters
- * RTS).  Off by default: on one path selective recovery now resends as
- * soon as go-back-N would, but beside a rate-limited flood of another
- * device it failed the tenant_limits test's rate and latency isolation
- * checks (not yet understood; Documentation/benchmarks.rst).
+ * RTS).  On one path selective recovery resends what was lost as soon as
+ * go-back-N's sequence NAK would, and halves the window for a burst lost
+ * as go-back-N does (Documentation/benchmarks.rst, "Selective recovery
+ * by default").  A peer that does not answer the offer (rdma_rxe, a
+ * stellar module with wire_ext off) keeps the QP on standard RoCEv2.
  */
-bool stellar_wire_ext_all;
+bool stellar_wire_ext_all = true;
 module_param_named(wire_ext_all, stellar_wire_ext_all, bool, 0644);
 MODULE_PARM_DESC(wire_ext_all,
-		 "Offer the wire extensions from RC QPs that do not spray too (default: N)");
+		 "Offer the wire extensions from RC QPs that do not spray too (default: Y)");
 
 /**
  * stellar_xport_init() - create the transport workqueue
