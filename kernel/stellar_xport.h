@@ -853,6 +853,18 @@ void stellar_comp_rnr_expired(struct timer_list *t);
 void stellar_comp_handle_timers(struct stellar_qp_xport *xp);
 void stellar_wqe_done(struct stellar_qp_xport *xp, u32 index, u8 status);
 
+/* stellar_recovery.c: the loss recovery of the extended mode (xp->x_on) */
+u32 stellar_rec_rto_us(struct stellar_qp_xport *xp, u32 max_us);
+void stellar_rec_probe(struct stellar_qp_xport *xp);
+void stellar_rec_timeout_loss(struct stellar_qp_xport *xp);
+void stellar_rec_forget_sacks(struct stellar_qp_xport *xp);
+void stellar_rec_acked(struct stellar_qp_xport *xp, u32 from, u32 to);
+void stellar_rec_sack(struct stellar_qp_xport *xp, const struct stellar_pkt *pkt);
+void stellar_rec_rd_answered(struct stellar_qp_xport *xp, u32 psn);
+void stellar_rec_way_back(struct stellar_qp_xport *xp,
+			  const struct sk_buff *skb,
+			  const struct stellar_pkt *pkt);
+
 /* stellar_resp.c */
 void stellar_rx_work(struct work_struct *work);
 void stellar_resp_work(struct work_struct *work);
