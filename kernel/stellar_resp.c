@@ -400,6 +400,7 @@ static void stellar_resp_forget_res(struct stellar_qp_xport *xp)
 	xp->res_next = 0;
 	xp->res_send = 0;
 	xp->res_pending = 0;
+	xp->res_replays = 0;
 	xp->nak_syn = 0;
 }
 
@@ -775,15 +776,35 @@ static bool stellar_res_pending(const struct stellar_resp_res *res)
 	return res->valid && res->sent < res->npkts;
 }
 
+/* All the responses of @res went out: it no longer waits to be sent. */
+static void stellar_resp_res_sent(struct stellar_qp_xport *xp,
+				  struct stellar_resp_res *res)
+{
+	res->sent = res->npkts;
+	xp->res_pending--;
+	if (res->replay) {
+		res->replay = false;
+		xp->res_replays--;
+	}
+}
+
 /*
- * The peer may have max_dest_rd_atomic READ/atomic requests unanswered,
- * and a new one must not take the place of one (a duplicate may have
- * asked for an old one again).  Return: true if it has no room left.
+ * The peer may have max_dest_rd_atomic READ/atomic requests unanswered;
+ * requests answered once and asked for again by a duplicate do not count
+ * (the peer sent the duplicate before it saw the answers, then moved on).
+ * The entry a new request takes may still be replayed for such a
+ * duplicate: it is STELLAR_MAX_RD_ATOM requests old, more than the peer
+ * may wait for, so the replay stops.  A first answer still being sent
+ * there means no room.  Return: true if there is no room left.
  */
 static bool stellar_resp_res_full(struct stellar_qp_xport *xp)
 {
-	if (xp->res_pending < xp->cfg.max_dest_rd_atomic &&
-	    !stellar_res_pending(stellar_res_slot(xp, xp->res_next)))
+	struct stellar_resp_res *next = stellar_res_slot(xp, xp->res_next);
+
+	if (stellar_res_pending(next) && next->replay)
+		stellar_resp_res_sent(xp, next);
+	if (xp->res_pending - xp->res_replays < xp->cfg.max_dest_rd_atomic &&
+	    !stellar_res_pending(next))
 		return false;
 	stellar_xstat(xp, STELLAR_XS_NAK_RD_LIMIT, 1);
 	return true;
@@ -1078,9 +1099,9 @@ static u32 stellar_resp_send_res(struct stellar_qp_xport *xp,
 		}
 		/* Without memory, give up: the requester asks again. */
 		res->sent = ret ? res->npkts : res->sent + 1;
+		if (res->sent == res->npkts)
+			stellar_resp_res_sent(xp, res);
 	}
-	if (res->sent == res->npkts)
-		xp->res_pending--;
 	return n;
 }
 
@@ -1418,6 +1439,8 @@ static bool stellar_resp_redo(struct stellar_qp_xport *xp, u32 psn,
 			    stellar_index_before(index, xp->res_send))
 				xp->res_send = index;
 			xp->res_pending++;
+			xp->res_replays++;
+			res->replay = true;
 		}
 		res->sent = from;
 		return true;

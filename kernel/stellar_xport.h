@@ -242,6 +242,8 @@ struct stellar_swqe {
  * @ack_first: an ACK for the requests before it was deferred behind
  *	earlier responses: it goes out before this request's responses
  * @valid: entry holds a request
+ * @replay: its responses are sent again, for a duplicate request, after
+ *	they had all gone out once
  * @xrc_srqn: on an XRC target QP, the XRC SRQ the request named, whose PD
  *	its key belongs to (looked up again for each response)
  * @xrc_srq_serial: that SRQ's serial, so that another SRQ given its
@@ -265,6 +267,7 @@ struct stellar_resp_res {
 	bool is_atomic;
 	bool ack_first;
 	bool valid;
+	bool replay;
 	u32 xrc_srqn;
 	u64 xrc_srq_serial;
 };
@@ -517,6 +520,8 @@ struct stellar_qp_cc {
  * @res_pending: requests with responses to send, at most
  *	cfg.max_dest_rd_atomic new ones (beyond: NAK Invalid Request); while
  *	there are any, ACKs and NAKs for later PSNs wait
+ * @res_replays: how many of them are replays (&stellar_resp_res.replay),
+ *	which do not count against that limit
  * @nak_syn: a sequence or RNR NAK that waits for them (0: none)
  * @nak_psn: its PSN
  */
@@ -607,6 +612,7 @@ struct stellar_qp_xport {
 	u32 res_next;
 	u32 res_send;
 	u32 res_pending;
+	u32 res_replays;
 	u8 nak_syn;
 	u32 nak_psn;
 };

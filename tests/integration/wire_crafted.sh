@@ -25,8 +25,9 @@
 # The READ responder: a duplicate READ is answered from the request it
 # repeats (never from its own address, R_Key and length), a duplicate of
 # no READ is dropped (drop_rd_duplicate); a READ beyond max_dest_rd_atomic
-# unanswered ones is refused with NAK Invalid Request (nak_rd_limit); a
-# READ of 1 GB streams its responses: meanwhile the device still carries
+# unanswered ones is refused with NAK Invalid Request (nak_rd_limit), a
+# READ behind the replay of an answered one is not; a READ of 1 GB
+# streams its responses: meanwhile the device still carries
 # ibv_rc_pingpong to a second device in ns1, and moving the QP to the
 # error state, destroying it, or killing its process and unloading the
 # module each take a few seconds at most.
@@ -520,6 +521,40 @@ read_limit() {
 	log "a READ beyond max_dest_rd_atomic was refused; the QP failed"
 }
 
+# answered_or_refused QPN PACKETS: the QP sent that many packets, or
+# refused a READ beyond its limit.
+answered_or_refused() {
+	qp_stat_at_least "$1" tx_packets "$2" ||
+		qp_stat_at_least "$1" nak_rd_limit 1
+}
+
+# A READ answered once and asked for again is not one the peer still
+# waits for: wire_qp (max_dest_rd_atomic 1) answers a READ of 16 MB, then
+# gets its duplicate and, while that is answered again, a new READ.  The
+# new READ must be answered after the replay, not refused.
+read_after_replay() {
+	local n=$((16 << 10)) va rkey
+
+	start_wire_qp 0x5000
+	qp_cmd "bigmr 16"
+	read -r _ _ va _ rkey <<<"$QP_REPLY"
+	craft 4 read --qpn "$QPN" --psn 0x5000 --va "$va" --rkey "$rkey" \
+		--len $((16 << 20)) --count 1 >/dev/null
+	wait_for 60 qp_stat_at_least "$QPN" tx_packets "$n"
+	craft 4 read --qpn "$QPN" --psn 0x5000 --va "$va" --rkey "$rkey" \
+		--len $((16 << 20)) --count 2 >/dev/null
+	wait_for 120 answered_or_refused "$QPN" $((3 * n))
+	assert_eq "$(qp_stat "$QPN" nak_rd_limit)" 0 \
+		"NAKs for a READ after a replayed one"
+	qp_stat_at_least "$QPN" tx_packets $((3 * n)) ||
+		fail "READ and replay not answered: $(qp_stat "$QPN" tx_packets) packets sent"
+	assert_eq "$(qp_stat "$QPN" naks_sent)" 0 "NAKs after a replayed READ"
+	qp_cmd "poll 0.5"
+	assert_eq "$QP_REPLY" "completions 0" "QP after a replayed READ"
+	stop_wire_qp
+	log "a READ behind the replay of an answered one was answered"
+}
+
 # While a READ of 1 GB is answered, another QP's traffic completes; moving
 # the QP to the error state and destroying it each take less than 5 s.
 read_stream() {
@@ -593,6 +628,7 @@ unknown_qpns
 psn_window
 read_duplicates
 read_limit
+read_after_replay
 read_stream
 read_unload
 log "wire_crafted OK"
