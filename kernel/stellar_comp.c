@@ -187,7 +187,10 @@ static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
 
 /*
  * The ACK timer: the local ACK timeout, or in extended mode the RTT-based
- * one (stellar_rec_rto_us()), whose expiry only probes.
+ * one (stellar_rec_rto_us()), whose expiry only probes.  A timer due in n
+ * jiffies fires at the n-th tick, which may be as early as n - 1 jiffies
+ * from now: one more keeps the RTT-based one from firing before its time
+ * (at HZ=250 the 2 ms minimum is one jiffy, which could fire at once).
  */
 static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 {
@@ -198,7 +201,7 @@ static unsigned long stellar_ack_timeout(struct stellar_qp_xport *xp)
 		return ib;
 	rto_us = stellar_rec_rto_us(xp, min_t(u64, jiffies_to_usecs(ib) / 2,
 					      U32_MAX));
-	return min(max_t(unsigned long, usecs_to_jiffies(rto_us), 1), ib);
+	return min(usecs_to_jiffies(rto_us) + 1, ib);
 }
 
 static bool stellar_comp_outstanding(struct stellar_qp_xport *xp)
