@@ -53,6 +53,9 @@ VM_ICOUNT=${STELLAR_VM_ICOUNT:-}
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_LIMIT=${STELLAR_BOOT_LIMIT:-120}
+# Attempts of a test whose guest NIC stalls or that does not boot
+# shellcheck disable=SC2034 # used by run-tests.sh
+ATTEMPTS=${STELLAR_ATTEMPTS:-3}
 
 # Modules the initramfs loads, in this order, before mounting the root.
 # Dependencies found with modinfo are added in front of their users.

@@ -8,8 +8,9 @@
 #   a kernel WARNING, a non-zero exit, a guest-side timeout, a kernel
 #   panic, an unallowed skip, one failing VM of a pair, a hung VM killed
 #   by the host; that a failure beside a stalled virtio-net queue runs
-#   once more; plus a passing test and an allowed skip, and that no
-#   qemu outlives a runner, even one killed with SIGKILL.
+#   again, three attempts at most; plus a passing test and an allowed
+#   skip, and that no qemu outlives a runner, even one killed with
+#   SIGKILL.
 # Prints one PASS/FAIL line per check and "N passed, N failed".
 
 set -u
@@ -38,6 +39,21 @@ check() {
 		N_PASS=$((N_PASS + 1))
 	else
 		echo "FAIL $1: no line matching '$2' in the runner output"
+		N_FAIL=$((N_FAIL + 1))
+	fi
+}
+
+# check_count WHAT PATTERN N: exactly N lines of the runner's output
+# match PATTERN.
+check_count() {
+	local n
+
+	n=$(grep -cE -- "$2" "$WORK/out")
+	if [ "$n" = "$3" ]; then
+		echo "PASS $1"
+		N_PASS=$((N_PASS + 1))
+	else
+		echo "FAIL $1: $n lines matching '$2' in the runner output, expected $3"
 		N_FAIL=$((N_FAIL + 1))
 	fi
 }
@@ -86,22 +102,28 @@ check "summary line" '^2 passed, 7 failed, 1 skipped$'
 check_rc "runner exits 1 on failures" "$rc" 1
 
 # A test that fails while a guest's virtio-net queue has stalled runs
-# once more: "stallonce" fails only on its first attempt (the second one's
-# results directory exists then), "stall" on both.
+# again, up to three attempts: "stallonce" fails only on its first
+# attempt (the second one's results directory exists then), "stalltwice"
+# on its first two, "stall" on all three.
 stall_line='virtio_net virtio2 eth0: NETDEV WATCHDOG: CPU: 0: transmit queue 0 timed out 9000 ms'
 make_test stall 'vms=1 timeout=60' "echo '$stall_line' >/dev/kmsg; false"
 make_test stallonce 'vms=1 timeout=60' \
 	"ls -d '$RESULTS/stall/stallonce.'* >/dev/null 2>&1 && exit 0; echo '$stall_line' >/dev/kmsg; false"
+make_test stalltwice 'vms=1 timeout=60' \
+	"[ \$(ls -d '$RESULTS/stall/stalltwice.'* 2>/dev/null | wc -l) -ge 2 ] && exit 0; echo '$stall_line' >/dev/kmsg; false"
 STELLAR_TEST_JOBS=1 "$VM_DIR/run-tests.sh" --results "$RESULTS/stall" \
-	"$WORK/stall.sh" "$WORK/stallonce.sh" >"$WORK/out" 2>&1
+	"$WORK/stall.sh" "$WORK/stallonce.sh" "$WORK/stalltwice.sh" \
+	>"$WORK/out" 2>&1
 rc=$?
 cat "$WORK/out"
 echo "----"
 check "a stalled NIC reruns the test" '^RERUN stall: a guest.s NIC stalled'
 check "the stall line is printed" 'klog .*NETDEV WATCHDOG'
-check "a second failure fails" '^FAIL stall: test exited with 1 in VM a'
+check "a third failure fails" '^FAIL stall: test exited with 1 in VM a'
 check "a passing rerun passes" '^PASS stallonce \([0-9]+s\)$'
-check "reruns are counted" '^1 passed, 1 failed, 2 rerun after a guest.s NIC stalled$'
+check "a passing third attempt passes" '^PASS stalltwice \([0-9]+s\)$'
+check_count "three attempts at most" '^RERUN stall: ' 2
+check "reruns are counted" '^2 passed, 1 failed, 3 rerun after a guest.s NIC or boot stalled$'
 check_rc "runner exits 1 when a rerun fails" "$rc" 1
 
 # A VM that does not finish in time is killed by the host.
