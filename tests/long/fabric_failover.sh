@@ -98,6 +98,22 @@ srtt_ms() {
 			if length > 0 then .[length / 2 | floor] / 1000 else 0 end'
 }
 
+# stuck_state PID: where the perftest under timeout PID waits (its
+# state, kernel stack and wait channel) and this host's TCP sockets, for
+# the runs that never start or never end (see bw_wait).
+stuck_state() {
+	local child
+
+	for child in $(pgrep -P "$1"); do
+		echo "== $child: $(tr '\0' ' ' <"/proc/$child/cmdline")"
+		grep -E '^(State|voluntary|nonvoluntary)' "/proc/$child/status"
+		echo "wchan: $(cat "/proc/$child/wchan")"
+		cat "/proc/$child/stack"
+	done
+	echo "== ss -tanpi"
+	ss -tanpi
+} 2>&1
+
 # bw_wait NAME PID LOG: wait for this host's ib_write_bw; 0 if it exited
 # 0 or only perftest's closing TCP exchange failed, else its status.
 # That exchange between the two ends, after the data, sometimes hangs on
@@ -124,6 +140,7 @@ bw_wait() {
 	fi
 	if kill -0 "$pid" 2>/dev/null; then
 		log "$name: perftest's closing exchange had not ended 30 s after the run: stopped"
+		stuck_state "$pid" >"$STELLAR_OUT/$name.stuck"
 		kill "$pid"
 		rc=124
 	fi
@@ -153,12 +170,16 @@ run() {
 	if [ "$STELLAR_ROLE" = b ]; then
 		rx_sampler "$STELLAR_OUT/$name.rx" "$stop" 0.05 &
 		sampler=$!
-		timeout 300 ib_write_bw -d stellar0 -x "$GID" -p "$PORT" -s 65536 \
-			-D "$BW_SECONDS" >"$log" 2>&1 &
+		timeout 300 stdbuf -oL ib_write_bw -d stellar0 -x "$GID" \
+			-p "$PORT" -s 65536 -D "$BW_SECONDS" >"$log" 2>&1 &
 		pid=$!
 		wait_for 30 tcp_listening "$PORT"
 		put_val "$name.ready" 1
-		wait_for 60 rx_flowing "$STELLAR_OUT/$name.rx"
+		# a run that never starts: where the server waits, first
+		(wait_for 60 rx_flowing "$STELLAR_OUT/$name.rx") || {
+			stuck_state "$pid" >"$STELLAR_OUT/$name.stuck"
+			fail "$name: b received nothing for 60 s (server state in $name.stuck)"
+		}
 		t_pre=$(date +%s.%N)
 		sleep "$PRE_SECONDS"
 		t_dark=$(date +%s.%N)
@@ -173,8 +194,9 @@ run() {
 		get_val_from b "$name.ready" >/dev/null
 		(while sleep 1; do srtt_ms; done >"$STELLAR_OUT/$name.srtt") &
 		sampler=$!
-		timeout 300 ib_write_bw -d stellar0 -x "$GID" -p "$PORT" -s 65536 \
-			-D "$BW_SECONDS" "$(fabric_ip b)" >"$log" 2>&1 &
+		timeout 300 stdbuf -oL ib_write_bw -d stellar0 -x "$GID" \
+			-p "$PORT" -s 65536 -D "$BW_SECONDS" "$(fabric_ip b)" \
+			>"$log" 2>&1 &
 		pid=$!
 		bw_wait "$name" "$pid" "$log" || rc=$?
 		kill "$sampler"
