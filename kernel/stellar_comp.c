@@ -176,12 +176,21 @@ void stellar_comp_flush(struct stellar_qp_xport *xp)
  * The local ACK timer: 4.096 us * 2^timeout, doubled after each timeout
  * in a row without progress up to four times that (the range IBA allows),
  * so that a peer that is briefly unable to run is not given up on early.
+ * IBA sets the least time a retry waits; in extended mode it is also at
+ * least twice the RTT-based timeout (at most STELLAR_RETRY_RTT_MAX_US),
+ * so that queues that make the RTT longer than the local ACK timeout do
+ * not use up the retries of a QP whose packets are only late: the
+ * RTT-based probe still goes out after one RTT-based timeout.
  */
 static unsigned long stellar_ib_timeout(struct stellar_qp_xport *xp)
 {
-	u64 nsecs = (4096ULL << min_t(u8, xp->cfg.timeout, 31)) <<
-		    min_t(u8, xp->backoff, STELLAR_BACKOFF_MAX);
+	u64 nsecs = 4096ULL << min_t(u8, xp->cfg.timeout, 31);
 
+	if (xp->x_on && xp->srtt_us)
+		nsecs = max_t(u64, nsecs, 2ULL * NSEC_PER_USEC *
+			      min_t(u32, xp->srtt_us + 4 * xp->rttvar_us,
+				    STELLAR_RETRY_RTT_MAX_US));
+	nsecs <<= min_t(u8, xp->backoff, STELLAR_BACKOFF_MAX);
 	return max_t(unsigned long, nsecs_to_jiffies64(nsecs), 1);
 }
 

@@ -89,6 +89,8 @@
 #define STELLAR_MIN_RTT_WIN_US		(10 * USEC_PER_SEC)
 /* Shortest retransmission timeout computed from the RTT. */
 #define STELLAR_RTO_MIN_US		2000
+/* The RTT-based timeout a retry waits for twice, at most. */
+#define STELLAR_RETRY_RTT_MAX_US	(500 * USEC_PER_MSEC)
 /* Lost packets resent per acknowledgement, at most. */
 #define STELLAR_SEL_BUDGET		64
 /*
