@@ -32,15 +32,22 @@ make_test() {
 	} >"$WORK/$1.sh"
 }
 
-# check WHAT PATTERN: the runner's output must contain PATTERN (grep -E).
-check() {
-	if grep -qE -- "$2" "$WORK/out"; then
+# verdict WHAT OK WHY: count and print check WHAT, passed if OK is 0,
+# else failed because of WHY.
+verdict() {
+	if [ "$2" = 0 ]; then
 		echo "PASS $1"
 		N_PASS=$((N_PASS + 1))
 	else
-		echo "FAIL $1: no line matching '$2' in the runner output"
+		echo "FAIL $1: $3"
 		N_FAIL=$((N_FAIL + 1))
 	fi
+}
+
+# check WHAT PATTERN: the runner's output must contain PATTERN (grep -E).
+check() {
+	grep -qE -- "$2" "$WORK/out"
+	verdict "$1" $? "no line matching '$2' in the runner output"
 }
 
 # check_count WHAT PATTERN N: exactly N lines of the runner's output
@@ -49,23 +56,14 @@ check_count() {
 	local n
 
 	n=$(grep -cE -- "$2" "$WORK/out")
-	if [ "$n" = "$3" ]; then
-		echo "PASS $1"
-		N_PASS=$((N_PASS + 1))
-	else
-		echo "FAIL $1: $n lines matching '$2' in the runner output, expected $3"
-		N_FAIL=$((N_FAIL + 1))
-	fi
+	[ "$n" = "$3" ]
+	verdict "$1" $? "$n lines matching '$2' in the runner output, expected $3"
 }
 
+# check_rc WHAT RC EXPECTED: the runner exited EXPECTED.
 check_rc() {
-	if [ "$2" = "$3" ]; then
-		echo "PASS $1"
-		N_PASS=$((N_PASS + 1))
-	else
-		echo "FAIL $1: runner exited $2, expected $3"
-		N_FAIL=$((N_FAIL + 1))
-	fi
+	[ "$2" = "$3" ]
+	verdict "$1" $? "runner exited $2, expected $3"
 }
 
 make_test good 'vms=1 timeout=60' 'log fine'
