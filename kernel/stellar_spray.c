@@ -183,10 +183,10 @@ static void spray_expire_probes(struct stellar_spray *s, u64 now_us)
 }
 
 /*
- * A failed path due for a probe becomes PROBING and is returned.
- * Returns nr_paths if no probe is due.
+ * A failed path other than @exclude due for a probe becomes PROBING and
+ * is returned.  Returns nr_paths if no probe is due.
  */
-static u32 spray_due_probe(struct stellar_spray *s, u64 now_us)
+static u32 spray_due_probe(struct stellar_spray *s, u32 exclude, u64 now_us)
 {
 	u32 i;
 
@@ -194,7 +194,7 @@ static u32 spray_due_probe(struct stellar_spray *s, u64 now_us)
 	for (i = 0; i < s->nr_paths; i++) {
 		struct stellar_spray_path *p = &s->path[i];
 
-		if (p->state == STELLAR_PATH_FAILED &&
+		if (i != exclude && p->state == STELLAR_PATH_FAILED &&
 		    p->retry_at_us <= now_us) {
 			p->state = STELLAR_PATH_PROBING;
 			p->retry_at_us = now_us + STELLAR_SPRAY_PROBE_MIN_US +
@@ -228,7 +228,7 @@ u32 stellar_spray_pick(struct stellar_spray *s, u32 psn, u64 now_us)
 
 	if (s->nr_paths <= 1)
 		return 0;
-	path = spray_due_probe(s, now_us);
+	path = spray_due_probe(s, s->nr_paths, now_us);
 	if (path < s->nr_paths)
 		return path;
 	path = spray_choose(s, psn, s->nr_paths);
@@ -244,7 +244,14 @@ u32 stellar_spray_pick_retx(struct stellar_spray *s, u32 psn, u32 lost_path,
 
 	if (s->nr_paths <= 1)
 		return 0;
-	spray_expire_probes(s, now_us);
+	/*
+	 * A resend probes too: a requester whose window is full sends
+	 * nothing new, and the paths it kept may be those whose way back
+	 * is dead, where every ACK is lost (a stall until they recover).
+	 */
+	path = spray_due_probe(s, lost_path, now_us);
+	if (path < s->nr_paths)
+		return path;
 	path = spray_choose(s, psn, lost_path);
 	if (path < s->nr_paths)
 		return path;

@@ -164,6 +164,9 @@ u32 stellar_spray_pick(struct stellar_spray *s, u32 psn, u64 now_us);
  * @lost_path: path the lost copy took
  * @now_us: current time
  *
+ * Like stellar_spray_pick(), a FAILED path (other than @lost_path) whose
+ * retry time has come is returned once as a probe.
+ *
  * Return: a usable path other than @lost_path when there is one.
  */
 u32 stellar_spray_pick_retx(struct stellar_spray *s, u32 psn, u32 lost_path,

@@ -438,6 +438,31 @@ static void test_all_failed_fallback(void **state)
 	free(s);
 }
 
+/*
+ * A requester whose window is full only resends: a failed path due for a
+ * probe gets it from a resend (not the lost copy's own path), once.
+ */
+static void test_retx_probes_due_path(void **state)
+{
+	struct stellar_spray *s = new_spray(4, 0);
+	u64 retry_at;
+
+	(void)state;
+	fail_path(s, 2, T0);
+	retry_at = s->path[2].retry_at_us;
+	assert_int_not_equal(stellar_spray_pick_retx(s, 0, 0, retry_at - 1), 2);
+	/* Due, but the resend of a copy lost on it goes elsewhere. */
+	assert_int_not_equal(stellar_spray_pick_retx(s, 1, 2, retry_at), 2);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_FAILED);
+	assert_int_equal(stellar_spray_pick_retx(s, 2, 0, retry_at), 2);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_PROBING);
+	assert_int_not_equal(stellar_spray_pick_retx(s, 3, 0, retry_at + 1), 2);
+	/* Its acknowledgement brings it back. */
+	stellar_spray_acked(s, 2, 0, false, retry_at + 10);
+	assert_int_equal(s->path[2].state, STELLAR_PATH_ACTIVE);
+	free(s);
+}
+
 static void test_retx_avoids_lost_path(void **state)
 {
 	struct stellar_spray *s = new_spray(4, 1);
@@ -804,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_last_paths_stay),
 		cmocka_unit_test(test_all_failed_fallback),
 		cmocka_unit_test(test_retx_avoids_lost_path),
+		cmocka_unit_test(test_retx_probes_due_path),
 		cmocka_unit_test(test_sent_counters),
 		cmocka_unit_test(test_rto_from_rtt),
 		cmocka_unit_test(test_path_rto),
