@@ -150,6 +150,25 @@ back_failures() {
 		jq '[.paths[].back_failures] | add // 0'
 }
 
+# writer_counters: what the QPs of stellar0 did to get through: "T P R E",
+# ACK timeouts, RTT-based probes, selective resends and echoes that came
+# back, summed over the QPs.
+writer_counters() {
+	awk '$1 == "timeouts:" { t += $2 } $1 == "early_timeouts:" { p += $2 }
+		$1 == "sel_retransmits:" { r += $2 } $1 == "echoes_rcvd:" { e += $2 }
+		END { printf "%d %d %d %d\n", t, p, r, e }' /proc/stellar/stellar0/qps
+}
+
+# dark_counters NAME: writer_counters over the dark time of run NAME, in
+# words.
+dark_counters() {
+	local -a at_dark at_end
+
+	read -ra at_dark <"$STELLAR_OUT/$1.xp_dark"
+	read -ra at_end <"$STELLAR_OUT/$1.xp_end"
+	echo "$((at_end[0] - at_dark[0])) ACK timeouts, $((at_end[1] - at_dark[1])) probes, $((at_end[2] - at_dark[2])) selective resends, $((at_end[3] - at_dark[3])) echoes back"
+}
+
 # dark_run NAME SECONDS_BEFORE_DARK SERVER_ARRAY CLIENT_ARRAY READY: run
 # the pair with the busiest link going dark on both VMs after a while.
 dark_run() {
@@ -226,7 +245,7 @@ pingpong_dark() {
 # shellcheck disable=SC2034 # srv and cli are used by name in pair_run
 write_bw_dark() {
 	local name=$1 mode=${2:-both} half rate need out back timeline before
-	local three back_fails
+	local three back_fails dark
 	local -a srv cli
 
 	next_port
@@ -242,12 +261,14 @@ write_bw_dark() {
 		choose_dark "$name" "$base"
 		sleep $((DARK_AT - PRE_AT))
 		rx_bytes >"$STELLAR_OUT/$name.dark"
+		writer_counters >"$STELLAR_OUT/$name.xp_dark"
 		go_dark "$mode"
 		sleep "$half"
 		rx_bytes >"$STELLAR_OUT/$name.mid"
 		failed_paths >"$STELLAR_OUT/$name.out_dark"
 		sleep "$half"
 		rx_bytes >"$STELLAR_OUT/$name.end"
+		writer_counters >"$STELLAR_OUT/$name.xp_end"
 		light
 		sleep $((BW_SECONDS - LIGHT_AT - 2))
 		failed_paths >"$STELLAR_OUT/$name.out_back"
@@ -261,12 +282,14 @@ write_bw_dark() {
 		out=$(cat "$STELLAR_OUT/$name.out_dark")
 		back=$(cat "$STELLAR_OUT/$name.out_back")
 		log "$name: paths out of use: $out while the link was dark, $back after it returned"
-		[ "$out" -ge 1 ] || fail "$name: no path was taken out of use"
+		dark=$(dark_counters "$name")
+		log "$name: while the link was dark: $dark"
+		[ "$out" -ge 1 ] || fail "$name: no path was taken out of use ($dark)"
 		assert_eq "$back" 0 "paths out of use after the link returned"
 		back_fails=$(($(back_failures) - back_fails))
 		log "$name: paths taken out for a dead way back: $back_fails"
 		[ "$mode" = both ] || [ "$back_fails" -ge 1 ] ||
-			fail "$name: no path was found with its way back dead"
+			fail "$name: no path was found with its way back dead ($out paths out while dark; $dark)"
 		return 0
 	fi
 	before=$((($(cat "$STELLAR_OUT/$name.dark") - $(cat "$STELLAR_OUT/$name.pre")) / (DARK_AT - PRE_AT)))
