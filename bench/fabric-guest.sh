@@ -14,7 +14,9 @@
 #
 #   rtt_idle_p50/p99   ping a -> d, unloaded (ms)
 #   rtt_load_p50/p99   ping a -> d while the incast runs (ms): the
-#                      fabric's queues as any flow through them sees them
+#                      fabric's RoCE queues as any flow through them sees
+#                      them (the pings are ECN-capable, -Q 2: the ports
+#                      put those in the RoCE queue, tests/vm/fabric-port.sh)
 #   bw_a, bw_b, bw_c   each sender's ib_write_bw average (MiB/s)
 #   neck_use           what d's two downlinks delivered while all three
 #                      wrote (d's NIC counters, from the 5th second to
@@ -237,6 +239,8 @@ incast() {
 			pids+=("$BW_PID")
 			wait_for 30 tcp_listening "$port"
 		done
+		# (RED would start from the last phase's average queue)
+		fabric_cmd idle >/dev/null
 		counts0=$(rx_counts)
 		start=$(date +%s)
 		rx_sampler "$STELLAR_OUT/$config-rx.txt" "/run/stellar/$config.traced" 0.25 &
@@ -252,7 +256,7 @@ incast() {
 			"/run/stellar/$config.traced" &
 		if [ "$STELLAR_ROLE" = a ]; then
 			sleep 3
-			timeout $((SECONDS_BW - 4)) ping -i 0.2 "$(fabric_ip d)" \
+			timeout $((SECONDS_BW - 4)) ping -Q 2 -i 0.2 "$(fabric_ip d)" \
 				>"$STELLAR_OUT/$config-ping-load.log" 2>&1 || true
 		fi
 	fi
@@ -294,6 +298,7 @@ many_to_many() {
 	local line='' flow
 
 	PORT=$((PORT + 100))
+	[ "$STELLAR_ROLE" != d ] || fabric_cmd idle >/dev/null
 	for role in $(other_roles); do
 		port=$(m2m_port "$role" "$STELLAR_ROLE")
 		write_bw "$config-m2m-server-$role" "$port"
@@ -374,7 +379,7 @@ run_config() {
 	device_up "$config"
 	barrier "$config.up"
 	if [ "$STELLAR_ROLE" = a ]; then
-		ping -c 20 -i 0.2 "$(fabric_ip d)" >"$STELLAR_OUT/$config-ping-idle.log" 2>&1 || true
+		ping -Q 2 -c 20 -i 0.2 "$(fabric_ip d)" >"$STELLAR_OUT/$config-ping-idle.log" 2>&1 || true
 		put_val "$config.idle" "$(ping_stats "$STELLAR_OUT/$config-ping-idle.log")"
 	fi
 	barrier "$config.idle-done"

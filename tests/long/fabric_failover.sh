@@ -174,6 +174,8 @@ run() {
 			-p "$PORT" -s 65536 -D "$BW_SECONDS" >"$log" 2>&1 &
 		pid=$!
 		wait_for 30 tcp_listening "$PORT"
+		# (RED would start from the last run's average queue)
+		fabric_cmd idle >/dev/null
 		put_val "$name.ready" 1
 		# a run that never starts: where the server waits, first
 		(wait_for 60 rx_flowing "$STELLAR_OUT/$name.rx") || {

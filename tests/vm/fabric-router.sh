@@ -18,16 +18,18 @@
 #   with another set of fields (fib_multipath_hash_policy 3), so that
 #   their choices do not line up (polarize).  Neighbours are permanent:
 #   a link made dark must not take ARP with it.
-#   Every switch egress port is shaped to the fabric rate (tbf) with a
-#   RED queue under it that marks ECN-capable packets (drops the others)
-#   between RED_MIN and RED_MAX bytes of average queue, as a DC switch
-#   does (20000 and 60000, at most 20% of packets; the host's
-#   STELLAR_FABRIC_RED="MIN,MAX,PROBABILITY" sets them for one run).
+#   Every switch egress port is shaped to the fabric rate and marks ECN
+#   in a RED queue of its own for RoCEv2 and ECN-capable packets, as a DC
+#   switch does (tests/vm/fabric-port.sh): RED_MIN and RED_MAX bytes of average queue
+#   20000 and 60000, at most 20% of packets marked; the host's
+#   STELLAR_FABRIC_RED="MIN,MAX,PROBABILITY" sets them for one run.
 #
 # Commands (fabric_cmd in tests/vm/fabric.sh):
 #   dark LINK DIR            drop every packet of LINK in direction DIR
 #   impair LINK DIR ARGS...  netem ARGS (delay, loss, reorder...) there
 #   clear LINK DIR           undo dark or impair
+#   idle                     the fabric is idle: every RED queue forgets
+#                            its average queue (tests/vm/fabric-port.sh)
 #   stats                    "LINK DIR packets bytes dropped marked" of
 #                            every switch egress port
 #   rates SECONDS            "LINK DIR bytes/s packets/s" of every switch
@@ -41,6 +43,8 @@
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 # shellcheck source=tests/vm/cpu.sh
 . "$(dirname "$(readlink -f "$0")")/cpu.sh"
+# shellcheck source=tests/vm/fabric-port.sh
+. "$(dirname "$(readlink -f "$0")")/fabric-port.sh"
 
 LEAVES=$STELLAR_FABRIC_LEAVES
 SPINES=$STELLAR_FABRIC_SPINES
@@ -67,17 +71,6 @@ ROLE_NAMES=(- a b c d e f g h)
 
 role_of() {
 	echo "${ROLE_NAMES[$1]}"
-}
-
-red_args() {
-	echo "red limit 400000 min $RED_MIN max $RED_MAX avpkt 1500 burst $RED_BURST probability $RED_PROB bandwidth $RATE ecn"
-}
-
-# shape NS DEV: the tc batch lines that shape DEV to the fabric rate (tbf)
-# with a marking RED queue under it.
-shape() {
-	echo "qdisc replace dev $2 root handle 1: tbf rate $RATE burst 32kb latency 200ms"
-	echo "qdisc replace dev $2 parent 1:1 handle 10: $(red_args)"
 }
 
 # switch_sysctls NS J: forwarding and the hash of switch J.
@@ -248,21 +241,6 @@ link_port() {
 	esac
 }
 
-# impair_port NS DEV ARGS...: netem ARGS under the shaper; "clear": the
-# marking RED queue again.  The child is replaced without a handle: a
-# replace naming the handle of a qdisc of another kind is refused.
-impair_port() {
-	local ns=$1 dev=$2
-
-	shift 2
-	if [ "$1" = clear ]; then
-		# shellcheck disable=SC2046 # the words of the qdisc
-		tc -n "$ns" qdisc replace dev "$dev" parent 1:1 $(red_args)
-	else
-		tc -n "$ns" qdisc replace dev "$dev" parent 1:1 netem "$@"
-	fi
-}
-
 # run_link_cmd dark|impair|clear LINK DIR [ARGS...]
 run_link_cmd() {
 	local cmd=$1 link=$2 dir=$3 d port
@@ -322,6 +300,16 @@ for line in sys.stdin:
 '
 }
 
+# idle: every switch's RED queues forget their average queue.
+idle() {
+	local ns
+
+	for ns in $(ip netns list | awk '{ print $1 }'); do
+		port_idle "$ns" || return 1
+	done
+	echo "idle"
+}
+
 run_cmd() {
 	local -a words
 
@@ -332,6 +320,7 @@ run_cmd() {
 		run_link_cmd "${words[@]}"
 		;;
 	stats) stats ;;
+	idle) idle ;;
 	rates) rates "${words[1]:-}" ;;
 	*) echo "unknown fabric command: ${words[*]}"; return 2 ;;
 	esac
@@ -396,7 +385,8 @@ serve() {
 
 [ "$UPLINKS" -ge 1 ] && [ "$LEAVES" -ge 1 ] && [ "$SPINES" -ge 1 ] ||
 	fail "not a fabric: uplinks=$UPLINKS leaves=$LEAVES spines=$SPINES"
-modprobe -a sch_tbf sch_red sch_netem veth
+port_modules
+modprobe veth
 build_switches
 configure_switches
 log "fabric: $STELLAR_VMS hosts ($STELLAR_ROLES) with $UPLINKS uplinks, $LEAVES leaves, $SPINES spines, $RATE per port"

@@ -18,7 +18,8 @@
 #   fabric_up                wait for the router; FABRIC_IP is ours
 #   fabric_ip ROLE           a host's fabric address
 #   fabric_cmd CMD ARGS...   run a router command (dark, impair, clear,
-#                            stats: see fabric-router.sh), print its output
+#                            idle, stats: see fabric-router.sh), print its
+#                            output
 #   fabric_stat LINK DIR FIELD   one counter of a port from "stats":
 #                            packets, bytes, dropped or marked
 #   udp_sink PORT OUT STOP   count the datagrams per source port
