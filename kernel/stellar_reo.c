@@ -21,12 +21,12 @@ void stellar_reo_init(struct stellar_reo *r)
 /**
  * stellar_reo_delivered() - the first copy of a packet was delivered
  * @r: the estimate
- * @sent_us: when it was sent
+ * @sent_us: when that first copy was sent
  * @now_us: now, on the clock of @sent_us
  *
  * Call in the order the peer's acknowledgements describe deliveries
- * (cumulative before selective, lower PSNs first), and never for a
- * packet that was resent.
+ * (cumulative before selective, lower PSNs first); for a packet that was
+ * resent only when the first copy is known to be what came.
  */
 void stellar_reo_delivered(struct stellar_reo *r, u64 sent_us, u64 now_us)
 {

@@ -15,9 +15,11 @@
  * queue taken at different moments, lay 15-75 ms apart: every loss
  * waited that much longer.  This estimate measures the reordering
  * itself: the largest D seen in the last STELLAR_REO_SEEN_WIN_US,
- * from first copies only (a resent packet's send time says nothing about
- * the first copy's way).  Where the paths' queues really differ it grows
- * to what they differ by; where they do not, it stays 0.
+ * from first copies only, by their own send times (a resend's says
+ * nothing about the first copy's way; a resend that was in vain says,
+ * with the first copy's send time, how late that copy was).  Where the
+ * paths' queues really differ it grows to what they differ by; where
+ * they do not, it stays 0.
  *
  * Copyright (c) 2026 The virtio-stellar authors
  */

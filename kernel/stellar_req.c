@@ -354,6 +354,9 @@ static void stellar_req_place(struct stellar_qp_xport *xp,
 		stellar_spray_sent(spray, path, len,
 				   stellar_psn_before(psn, xp->psn_high));
 	}
+	/* How long after the first copy this one goes (0: the first). */
+	t->since_first_us = resent ?
+		min_t(u64, now - (t->sent_us - t->since_first_us), U32_MAX) : 0;
 	t->sent_us = now;
 	t->path = path;
 }

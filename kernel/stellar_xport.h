@@ -114,11 +114,14 @@
 /**
  * struct stellar_txp - requester state of one packet in flight
  * @sent_us: when it was (last) sent
+ * @since_first_us: how long after its first copy it was last sent (0:
+ *	sent once), so that a late first copy's overtaking can be measured
  * @path: spray path it (last) took
  * @flags: STELLAR_TXP_* bits; 0 for packets not tracked
  */
 struct stellar_txp {
 	u64 sent_us;
+	u32 since_first_us;
 	u8 path;
 	u8 flags;
 };
