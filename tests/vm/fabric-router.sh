@@ -16,7 +16,16 @@
 #   uplinks and every other host by ECMP over the spines; a spine reaches
 #   a host through the host's leaf.  Switches hash on the UDP ports, each
 #   with another set of fields (fib_multipath_hash_policy 3), so that
-#   their choices do not line up (polarize).  Neighbours are permanent:
+#   their choices do not line up (polarize).  One switch's choices line
+#   up too: the kernel's flow hash is symmetric (addresses and ports are
+#   sorted first), so a leaf hashes a packet for its host and that host's
+#   answer alike, and with as many spines as uplinks it would pick the
+#   same index in both routes: every path whose answers went over spine 1
+#   would reach its host over uplink 1, and a path taken out for a dead
+#   way back would take one downlink's worth of capacity with it.  So a
+#   leaf lists its spines twice, the second time backwards (1 2 2 1):
+#   with two spines and two uplinks, the tests' fabric, the two choices
+#   are then independent.  Neighbours are permanent:
 #   a link made dark must not take ARP with it.
 #   Every switch egress port is shaped to the fabric rate and marks ECN
 #   in a RED queue of its own for RoCEv2 and ECN-capable packets, as a DC
@@ -139,8 +148,9 @@ leaf_ip_batch() {
 		echo "link set s$s up"
 		echo "neigh replace 10.$((200 + l)).$s.2 lladdr $(veth_mac "$l" "$s" 2) dev s$s nud permanent"
 	done
+	# The spines twice, the second time backwards (see the header).
 	hops=''
-	for s in $(seq 1 "$SPINES"); do
+	for s in $(seq 1 "$SPINES") $(seq "$SPINES" -1 1); do
 		hops="$hops nexthop via 10.$((200 + l)).$s.2 dev s$s"
 	done
 	echo "route add 10.100.0.0/24$hops"
