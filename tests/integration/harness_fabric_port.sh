@@ -4,8 +4,9 @@
 #
 # The fabric's switch port (tests/vm/fabric-port.sh) on a veth, one VM:
 #
-#   - an ECN-capable flood to UDP port 4791 at about three times the
-#     port's rate is marked by the RoCE class's RED queue;
+#   - an ECN-capable flood to UDP port 4791, as fast as the sending
+#     socket's buffer lets it (the port's queue fills), is marked by the
+#     RoCE class's RED queue;
 #   - right after it, every ping (not ECN-capable) passes: the flood
 #     left RED with a high average queue, which must not drop what is
 #     not RoCE (one RED queue for all traffic dropped the first few
@@ -18,8 +19,8 @@
 #     RED's stale average (logged), and after port_idle ("fabric_cmd
 #     idle") it passes: none dropped;
 #   - a port made dark drops every packet, and "clear" brings both
-#     classes back (the flood is marked again, one filter, pings pass),
-#     also when cleared twice.
+#     classes back (the flood is marked again, the four RED filters
+#     once each, pings pass), also when cleared twice.
 # stellar-test: vms=1 timeout=300
 
 # shellcheck source=tests/vm/lib.sh
