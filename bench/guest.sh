@@ -24,7 +24,7 @@
 # Arguments: [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #            [--telemetry-only]
 #            [--loss RATES [--loss-rounds N] [--loss-spray N]] [--mtu N]
-# stellar-test: vms=2 links=1 timeout=3000
+# stellar-test: vms=2 links=1 timeout=3000 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"

@@ -9,7 +9,7 @@
 #
 # Arguments: [--quick] [SIZE_MB...] (registration sizes, default
 # 256 512 1024 2048)
-# stellar-test: vms=1 timeout=3000
+# stellar-test: vms=1 timeout=3000 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"

@@ -468,7 +468,7 @@ write_report() {
 		if [ "$TELEMETRY_LOCAL" = 1 ]; then
 			echo "Host: $(nproc) CPUs, $(uname -r); guest: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}${STELLAR_VM_ICOUNT:+ -icount $STELLAR_VM_ICOUNT}, one VM, 1 vCPU, ${STELLAR_VM_MEM:-1024} MB, a veth pair (MTU 1500)  "
 		else
-			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU $LINK_MTU)  "
+			echo "Host: $(nproc) CPUs, $(uname -r); guests: kernel $(guest_kernel), accel ${STELLAR_VM_ACCEL:-tcg}, ${STELLAR_VM_SMP:-1} vCPU, ${STELLAR_VM_MEM:-1024} MB each, one qemu socket link (MTU $LINK_MTU), memory debugging $( [ "${STELLAR_MEMDEBUG:-0}" = 1 ] && echo on || echo off)  "
 		fi
 		echo "Guest log: \`$GUEST_LOG\`"
 		echo

@@ -22,7 +22,7 @@
 #
 # Arguments: [--quick] [--rate RATE] [--paths N] [--topology bond|ecmp]
 #            [--only rxe|stellar]
-# stellar-test: vms=2 links=4 timeout=3000
+# stellar-test: vms=2 links=4 timeout=3000 memdebug=off
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../tests/vm/lib.sh"
