@@ -30,7 +30,13 @@
 #   bench/run.sh [--quick] [--poll-interval USEC] [--telemetry-rounds N]
 #                [--telemetry-only | --telemetry-local [--icount SHIFT]]
 #                [--loss RATES [--loss-rounds N] [--loss-spray N]]
-#                [--mtu N] [--out FILE]
+#                [--mtu N] [--rounds N] [--out FILE]
+#
+# --rounds N boots the two VMs N times and runs everything in each (the
+# RDMA configs' order reversed every other round); the tables then give
+# each figure's median and a further table every round's figures, since
+# under TCG one run of a test can differ from the next by a factor of two
+# or more, and a link that stops carrying frames spoils one boot only.
 #
 # Run as root on the build host after "make"; installs iperf3 with
 # apt-get if it is missing.  Knobs of the VM harness apply
@@ -55,6 +61,7 @@ LOSS_RATES=''
 LOSS_ROUNDS=2
 LOSS_SPRAY=8
 LINK_MTU=1500
+ROUNDS=1
 OUT_SET=0
 
 usage() {
@@ -119,6 +126,13 @@ parse_args() {
 			[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge 1280 ] &&
 				[ "$2" -le 9000 ] || die "--mtu needs 1280 to 9000"
 			LINK_MTU=$2
+			shift
+			;;
+		--rounds)
+			[ $# -ge 2 ] || usage
+			[[ "$2" =~ ^[1-9][0-9]*$ ]] ||
+				die "--rounds needs a positive number of rounds"
+			ROUNDS=$2
 			shift
 			;;
 		--out)
@@ -255,6 +269,40 @@ event_table() {
 	echo "|---|---:|---:|---:|---:|"
 	cpu_row ev_read_bw "ib_read_bw -e 64 KB"
 	cpu_row ev_send_bw "ib_send_bw -e 64 KB"
+}
+
+# runs_row TEST LABEL: every round's figures of one test.
+runs_row() {
+	local test=$1 label=$2 config
+	local -a cells=()
+
+	for config in rxe stellar_syscall stellar_poll; do
+		cells+=("$(awk -F '\t' -v c="$config" -v t="$test" \
+			'$1 == c && $2 == t { printf "%s%s", sep, $3; sep = " " }' \
+			"$TSV")")
+	done
+	echo "| $label | ${cells[0]} | ${cells[1]} | ${cells[2]} |"
+}
+
+# runs_table: every round's figures, when there were several rounds.
+runs_table() {
+	[ "$ROUNDS" -gt 1 ] || return 0
+	echo
+	echo "The tables give the median of $ROUNDS rounds, each a boot of its"
+	echo "own (the order of the three configs reversed every other round);"
+	echo "every round's figures, round 1 first:"
+	echo
+	echo "| Test | rdma_rxe | stellar, syscall doorbell | stellar, poller ${POLL_INTERVAL} µs |"
+	echo "|---|---|---|---|"
+	runs_row write_bw "ib_write_bw 64 KB, MiB/s"
+	runs_row read_bw "ib_read_bw 64 KB, MiB/s"
+	runs_row send_bw "ib_send_bw 64 KB, MiB/s"
+	runs_row write_lat "ib_write_lat 8 B, µs"
+	runs_row send_lat "ib_send_lat 8 B, µs"
+	runs_row ev_read_bw "ib_read_bw -e 64 KB, MiB/s"
+	runs_row ev_send_bw "ib_send_bw -e 64 KB, MiB/s"
+	runs_row cpu_ev_read_bw "ib_read_bw -e 64 KB, CPU s/GB"
+	runs_row cpu_ev_send_bw "ib_send_bw -e 64 KB, CPU s/GB"
 }
 
 rdma_table() {
@@ -498,9 +546,37 @@ write_report() {
 		cpu_table
 		echo
 		event_table
+		runs_table
 		echo
 		telemetry_table
 	} >"$OUT"
+}
+
+# run_round R: one boot of the guests (round R of --rounds); appends
+# what VM b (or the one VM) measured to $TSV.
+run_round() {
+	local results=$RESULTS round_tsv
+	local -a args=("${GUEST_ARGS[@]}")
+
+	if [ "$ROUNDS" -gt 1 ]; then
+		results=$RESULTS/round-$1
+		args+=(--round "$1")
+		echo "bench: round $1 of $ROUNDS"
+	fi
+	mkdir -p "$results"
+	"$REPO/tests/vm/run-vm.sh" --results "$results" "$BENCH_DIR/$GUEST.sh" \
+		"${args[@]}" ||
+		echo "bench: the guest run failed; writing what it measured"
+	# The VM that measures: b of two, a when there is one.
+	GUEST_LOG=$(last_attempt "$results" "$GUEST")
+	round_tsv=$GUEST_LOG/vm-b/bench.tsv
+	[ "$TELEMETRY_LOCAL" = 0 ] || round_tsv=$GUEST_LOG/vm-a/bench.tsv
+	if [ -s "$round_tsv" ]; then
+		cat "$round_tsv" >>"$TSV"
+	else
+		echo "bench: no measurements in $round_tsv"
+	fi
+	[ "$ROUNDS" = 1 ] || GUEST_LOG=$RESULTS
 }
 
 main() {
@@ -509,13 +585,14 @@ main() {
 	check_host
 	RESULTS=$REPO/tests/vm/.build/results/bench-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$RESULTS"
-	"$REPO/tests/vm/run-vm.sh" --results "$RESULTS" "$BENCH_DIR/$GUEST.sh" \
-		"${GUEST_ARGS[@]}" || echo "bench: the guest run failed; writing what it measured"
-	# The VM that measures: b of two, a when there is one.
-	GUEST_LOG=$(last_attempt "$RESULTS" "$GUEST")
-	TSV=$GUEST_LOG/vm-b/bench.tsv
-	[ "$TELEMETRY_LOCAL" = 0 ] || TSV=$GUEST_LOG/vm-a/bench.tsv
-	[ -s "$TSV" ] || die "no measurements in $TSV"
+	[ "$ROUNDS" = 1 ] || [ "$GUEST" = guest ] ||
+		die "--rounds goes with the data path runs only"
+	TSV=$RESULTS/bench.tsv
+	: >"$TSV"
+	for round in $(seq "$ROUNDS"); do
+		run_round "$round"
+	done
+	[ -s "$TSV" ] || die "no measurements in $RESULTS"
 	write_report
 	echo "bench: wrote $OUT"
 	cat "$OUT"
