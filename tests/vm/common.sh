@@ -15,6 +15,9 @@
 #   STELLAR_MEMDEBUG    1: every test boots with SLUB debugging and page
 #                       poisoning, also those whose header says
 #                       memdebug=off
+#   STELLAR_SLUB_DEBUG  the slub_debug flags of that debugging (default
+#                       FZP; FZPU adds the allocation and free stacks
+#                       to SLUB's reports, see below)
 #   STELLAR_VM_ACCEL    qemu accelerator (default tcg)
 #   STELLAR_VM_CPU      qemu -cpu model (default max,-erms,-fsrm; see below)
 #   STELLAR_VM_ICOUNT   qemu -icount options (default none): guest time
@@ -49,6 +52,13 @@ VM_ACCEL=${STELLAR_VM_ACCEL:-tcg}
 # them (dd from /dev/zero: 4.4 s against 0.9 s for 3 GB).
 VM_CPU=${STELLAR_VM_CPU:-max,-erms,-fsrm}
 VM_ICOUNT=${STELLAR_VM_ICOUNT:-}
+VM_SLUB_DEBUG=${STELLAR_SLUB_DEBUG:-FZP}
+case "$VM_SLUB_DEBUG" in
+'' | *[!A-Z-]*)
+	echo "STELLAR_SLUB_DEBUG: slub_debug flags are letters (FZPU)" >&2
+	exit 2
+	;;
+esac
 # shellcheck disable=SC2034 # used by run-tests.sh
 BOOT_SLACK=${STELLAR_BOOT_SLACK:-120}
 # shellcheck disable=SC2034 # used by run-tests.sh
@@ -268,8 +278,13 @@ vm_qemu_args() {
 	# Under TCG it makes every allocation several times dearer, which
 	# skews the link-share and rate checks of a few tests: those say
 	# memdebug=off in their header, and STELLAR_MEMDEBUG=1 overrides it.
+	# SLUB's user tracking (U: a stack walk on every allocation and
+	# free) finds nothing the other flags do not, it only names the
+	# last allocator and freer in a report, and it cost verbs_faults a
+	# third of its time (223 s against 149): it is left to
+	# STELLAR_SLUB_DEBUG=FZPU, to rerun a test whose report needs them.
 	[ "${VM_MEMDEBUG:-on}" = on ] &&
-		cmdline="$cmdline slub_debug=FZPU init_on_free=1 page_poison=1"
+		cmdline="$cmdline slub_debug=$VM_SLUB_DEBUG init_on_free=1 page_poison=1"
 	cmdline="$cmdline rdinit=/init stellarvm.repo=$REPO"
 	cmdline="$cmdline stellarvm.name=$name stellarvm.mode=$mode"
 	printf '%s\n' qemu-system-x86_64 -accel "$VM_ACCEL" -cpu "$VM_CPU" \

@@ -70,7 +70,7 @@ make_test good 'vms=1 timeout=60' 'log fine'
 make_test warn 'vms=1 timeout=60' "echo 'WARNING: test' >/dev/kmsg"
 make_test exit1 'vms=1 timeout=60' 'false'
 make_test slub 'vms=1 timeout=60' \
-	"grep -q slub_debug=FZPU /proc/cmdline || fail 'no slub_debug'; echo 'BUG kmalloc-64 (Not tainted): Poison overwritten' >/dev/kmsg"
+	"grep -q slub_debug=FZP /proc/cmdline || fail 'no slub_debug'; echo 'BUG kmalloc-64 (Not tainted): Poison overwritten' >/dev/kmsg"
 make_test nodebug 'vms=1 timeout=60 memdebug=off' \
 	"! grep -q slub_debug /proc/cmdline || fail 'slub_debug on'"
 make_test slow 'vms=1 timeout=5' 'sleep 60'
