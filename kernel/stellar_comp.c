@@ -558,11 +558,17 @@ static void stellar_comp_nak(struct stellar_qp_xport *xp, u32 psn, u8 code)
 			stellar_comp_retry(xp, false);
 		return;
 	}
+	/*
+	 * A NAK naming no request in flight is a ghost (a duplicate of one
+	 * acted on, or one from before the QP was reset): dropped, as a
+	 * stray ACK is, rather than failing whatever is in flight now.
+	 */
 	s = stellar_comp_find(xp, psn, &index);
-	if (s)
-		stellar_wqe_done(xp, index, stellar_nak_status(code));
-	else
-		stellar_comp_fail_head(xp, stellar_nak_status(code));
+	if (!s) {
+		stellar_xstat(xp, STELLAR_XS_DUPLICATES, 1);
+		return;
+	}
+	stellar_wqe_done(xp, index, stellar_nak_status(code));
 }
 
 static void stellar_comp_aeth(struct stellar_qp_xport *xp,
