@@ -26,7 +26,8 @@
 # repeats (never from its own address, R_Key and length), a duplicate of
 # no READ is dropped (drop_rd_duplicate); a READ beyond max_dest_rd_atomic
 # unanswered ones is refused with NAK Invalid Request (nak_rd_limit), a
-# READ behind the replay of an answered one is not; a READ of 1 GB
+# READ behind the replay of an answered one is not.  The requester drops
+# a NAK that names no request in flight (ghost_nak).  A READ of 1 GB
 # streams its responses: meanwhile the device still carries
 # ibv_rc_pingpong to a second device in ns1, and moving the QP to the
 # error state, destroying it, or killing its process and unloading the
@@ -555,6 +556,29 @@ read_after_replay() {
 	log "a READ behind the replay of an answered one was answered"
 }
 
+# A NAK that names no request in flight is a ghost (a duplicate of one
+# acted on, one from before a reset): the requester drops it.  wire_qp's
+# QP sent nothing (its send PSN starts at 0), so PSN 0xffffff is one
+# before its oldest unacknowledged PSN, the one PSN of the past that the
+# completer accepts.  Its QP must stay in RTS, its posted receive must
+# not be flushed, and the NAKs count as duplicates.
+ghost_nak() {
+	local dups
+
+	start_wire_qp 0x6000
+	dups=$(qp_stat "$QPN" duplicates)
+	craft 4 nak --qpn "$QPN" --psn 0xffffff --count 3 >/dev/null
+	wait_for 30 qp_stat_at_least "$QPN" naks_rcvd 3
+	qp_cmd "poll 1"
+	assert_eq "$QP_REPLY" "completions 0" "QP after ghost NAKs"
+	assert_contains "$(cat "/proc/stellar/$DEV/qps")" \
+		"qp $QPN: type RC state RTS" "QP state after ghost NAKs"
+	assert_eq "$(qp_stat "$QPN" duplicates)" $((dups + 3)) \
+		"ghost NAKs counted as duplicates"
+	stop_wire_qp
+	log "three NAKs naming no request in flight: dropped, the QP kept RTS"
+}
+
 # While a READ of 1 GB is answered, another QP's traffic completes; moving
 # the QP to the error state and destroying it each take less than 5 s.
 read_stream() {
@@ -629,6 +653,7 @@ psn_window
 read_duplicates
 read_limit
 read_after_replay
+ghost_nak
 read_stream
 read_unload
 log "wire_crafted OK"

@@ -41,6 +41,9 @@ Cases (each packet is meant to be dropped for the reason in brackets):
   xhdr-bad     the stellar XHDR bit on RC opcodes that have no stellar
                header (READ request and response, atomic, atomic ACK)
                                                       [rx_drop_bad_opcode]
+  ack          --count RC ACKNOWLEDGEs to --qpn at --psn, correct ICRC
+  nak          --count NAKs (remote access error) to --qpn at --psn,
+               correct ICRC
 
 With --xph, send and write set the stellar XCAP and XHDR bits and carry a
 placement header (Documentation/wire-extensions.rst) giving --offset,
@@ -64,6 +67,8 @@ BTH_LEN = 12
 ICRC_LEN = 4
 PKEY_DEFAULT = 0xFFFF
 GSI_QKEY = 0x80010000
+# AETH syndrome of a NAK for a remote access error (type 3, code 2).
+NAK_REM_ACCESS_ERR = 0x62
 
 # BTH opcodes used here (IB spec, table 38).
 RC_SEND_FIRST = 0x00
@@ -375,6 +380,12 @@ def case_ack(path, args):
         path.send(valid_packet(RC_ACKNOWLEDGE, args.qpn, args.psn, b""))
 
 
+def case_nak(path, args):
+    aeth = struct.pack(">I", NAK_REM_ACCESS_ERR << 24)
+    for _ in range(args.count):
+        path.send(bth(RC_ACKNOWLEDGE, args.qpn, args.psn) + aeth)
+
+
 def case_random(path, args):
     rng = random.Random(args.seed)
     for _ in range(args.count):
@@ -418,7 +429,7 @@ CASES = {
     "bad-icrc": case_bad_icrc, "no-qp": case_no_qp, "send": case_send,
     "psn": case_psn, "random": case_random, "mutate": case_mutate,
     "write": case_write, "xhdr-bad": case_xhdr_bad, "sweep": case_sweep,
-    "ack": case_ack, "read": case_read,
+    "ack": case_ack, "nak": case_nak, "read": case_read,
 }
 
 
