@@ -167,6 +167,51 @@ record_cpu() {
 		'BEGIN { printf "%.2f", (a + b) / hz / (n / 1e9) }')" s/GB
 }
 
+# cpu_detail: this VM's user, system (with irq) and softirq jiffies and
+# its context switches so far, from /proc/stat, on one line.
+cpu_detail() {
+	awk '$1 == "cpu" { u = $2 + $3; s = $4 + $7; q = $8 }
+		$1 == "ctxt" { c = $2 }
+		END { print u, s, q, c }' /proc/stat
+}
+
+# split_figures START MIDDLE END BYTES: where this VM's CPU time of a
+# tagged run went (cpu_detail lines before the base run, between the
+# two runs and after the run; the base run's share is subtracted as in
+# perf): user, system and softirq seconds per GB, and context switches
+# per MiB.
+split_figures() {
+	awk -v s="$1" -v m="$2" -v e="$3" -v hz="$(getconf CLK_TCK)" \
+		-v n="$4" 'BEGIN {
+		split(s, x, " "); split(m, y, " "); split(e, z, " ")
+		for (i = 1; i <= 4; i++)
+			d[i] = z[i] - 2 * y[i] + x[i]
+		gb = n / 1e9
+		printf "%.1f/%.1f/%.1f, %.0f\n", d[1] / hz / gb,
+			d[2] / hz / gb, d[3] / hz / gb, d[4] / (n / 1048576)
+	}'
+}
+
+# record_split CONFIG KEY NAME START MIDDLE END BYTES: split_figures of
+# both VMs, under split_a_KEY and split_b_KEY: a figure per VM shows
+# which side of a transfer pays.  Both VMs call it after the run.
+record_split() {
+	local config=$1 key=$2 name=$3 mine role value
+
+	mine=failed
+	[ "$MEASURED_RC" != 0 ] || mine=$(split_figures "$4" "$5" "$6" "$7")
+	put_val "$name.split" "$mine"
+	for role in a b; do
+		if [ "$role" = "$STELLAR_ROLE" ]; then
+			value=$mine
+		else
+			value=$(get_val "$name.split")
+		fi
+		record "$config" "split_${role}_$key" "$value" \
+			"user/sys/softirq s/GB, ctxt/MiB"
+	done
+}
+
 # link_alive NAME: both VMs reach each other over the link (a ping
 # answered within 5 s); both get the same answer.
 link_alive() {
@@ -187,6 +232,7 @@ link_alive() {
 perf() {
 	local config=$1 dev=$2 gid=$3 test=$4 size=$5 iters=$6 name key
 	local column=4 unit=MiB/s value=failed busy tag=${7:-} base=0 rc=0
+	local start middle
 
 	shift 6
 	[ $# -eq 0 ] || shift
@@ -204,6 +250,7 @@ perf() {
 		return 0
 	fi
 	busy=$(cpu_busy)
+	start=$(cpu_detail)
 	if [ -n "$tag" ]; then
 		next_port
 		measured perftest_pair "${name}_base" a "$dev" "$gid" "$PORT" \
@@ -213,10 +260,14 @@ perf() {
 		busy=$((2 * $(cpu_busy) - busy))
 	fi
 	next_port
+	middle=$(cpu_detail)
 	measured perftest_pair "$name" a "$dev" "$gid" "$PORT" 300 \
 		"ib_$test" -s "$size" -n "$iters" "$@"
 	[ "$rc" = 0 ] || MEASURED_RC=$rc
 	busy=$(($(cpu_busy) - busy))
+	[ -z "$tag" ] ||
+		record_split "$config" "$key" "$name" "$start" "$middle" \
+			"$(cpu_detail)" $((size * (iters - base)))
 	case "$test" in
 	*_bw) record_cpu "$config" "$key" "$name" "$busy" \
 		$((size * (iters - base))) ;;

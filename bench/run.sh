@@ -269,6 +269,38 @@ event_table() {
 	echo "|---|---:|---:|---:|---:|"
 	cpu_row ev_read_bw "ib_read_bw -e 64 KB"
 	cpu_row ev_send_bw "ib_send_bw -e 64 KB"
+	echo
+	split_table
+}
+
+# split_row TEST VM LABEL: where VM's CPU time went in TEST, every
+# round's figures.
+split_row() {
+	local test=split_$2_$1 label=$3 config
+	local -a cells=()
+
+	for config in rxe stellar_syscall stellar_poll; do
+		cells+=("$(awk -F '\t' -v c="$config" -v t="$test" \
+			'$1 == c && $2 == t { printf "%s%s", sep, $3; sep = "; " }
+			END { if (sep == "") printf "missing" }' "$TSV")")
+	done
+	echo "| $label | ${cells[0]} | ${cells[1]} | ${cells[2]} |"
+}
+
+# split_table: each VM's share of the -e runs' CPU time.
+split_table() {
+	echo "Each VM's part of that CPU time: user / system / softirq seconds"
+	echo "per GB, then context switches per MiB moved (the short run before"
+	echo "subtracted, as above; every round's figures, round 1 first).  VM a"
+	echo "serves: it responds to READs and receives SENDs; VM b runs the"
+	echo "client, which sleeps on completion events:"
+	echo
+	echo "| VM, test | rdma_rxe | stellar, syscall doorbell | stellar, poller ${POLL_INTERVAL} µs |"
+	echo "|---|---|---|---|"
+	split_row ev_read_bw a "a, ib_read_bw -e (responder)"
+	split_row ev_read_bw b "b, ib_read_bw -e (requester)"
+	split_row ev_send_bw a "a, ib_send_bw -e (receiver)"
+	split_row ev_send_bw b "b, ib_send_bw -e (sender)"
 }
 
 # runs_row TEST LABEL: every round's figures of one test.
